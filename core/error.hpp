@@ -1,0 +1,44 @@
+// One error type for everything a user can act on: what went wrong, where, and what to do.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace mo {
+
+// Thrown for bad models, bad flags and unsupported features. `where` names the file,
+// node or op; `hint` tells the user what to do. Invariant violations use MO_ASSERT.
+class Error : public std::runtime_error {
+public:
+    Error(std::string what, std::string where = {}, std::string hint = {});
+
+    const std::string& what_part() const { return what_; }
+    const std::string& where() const { return where_; }
+    const std::string& hint() const { return hint_; }
+
+    // A copy of this error with more context prepended to `where` ("pass X: node Y").
+    Error with_context(const std::string& outer) const;
+
+private:
+    std::string what_, where_, hint_;
+};
+
+namespace detail {
+template <typename... Args>
+std::string concat(const Args&... args) {
+    std::ostringstream os;
+    (os << ... << args);
+    return os.str();
+}
+[[noreturn]] void assert_failed(const char* expr, const char* file, int line, const std::string& msg);
+}  // namespace detail
+
+}  // namespace mo
+
+// Internal invariant: a bug in mo, not in the user's model.
+#define MO_ASSERT(cond, ...)                                                             \
+    do {                                                                                 \
+        if (!(cond)) ::mo::detail::assert_failed(#cond, __FILE__, __LINE__,              \
+                                                 ::mo::detail::concat("" __VA_OPT__(, ) __VA_ARGS__)); \
+    } while (0)

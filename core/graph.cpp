@@ -1,0 +1,351 @@
+#include "core/graph.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <unordered_set>
+
+namespace mo {
+
+struct EdgePorts {
+    size_t out_port = 0;
+    size_t in_port = 0;
+};
+
+using BoostGraph = boost::adjacency_list<boost::listS, boost::listS, boost::bidirectionalS, NodeData*, EdgePorts>;
+using Vertex = BoostGraph::vertex_descriptor;
+
+struct NodeData {
+    Graph* graph = nullptr;
+    uint64_t id = 0;
+    std::string name;
+    const OpSchema* op = nullptr;
+    AttrMap attrs;
+    size_t num_inputs = 0;
+    std::vector<OutputData> outputs;
+    FrameworkInfo framework;
+    std::vector<std::string> fused_names;
+    std::map<std::string, std::string> rt_info;
+    Vertex vertex{};
+    bool needs_infer = true;
+};
+
+struct Graph::Impl {
+    BoostGraph g;
+    std::map<uint64_t, std::unique_ptr<NodeData>> nodes;  // id order
+    uint64_t next_id = 0;
+};
+
+// ---------------------------------------------------------------- Node
+
+Graph& Node::graph() const { return *d_->graph; }
+uint64_t Node::id() const { return d_->id; }
+const std::string& Node::name() const { return d_->name; }
+void Node::set_name(std::string name) const { d_->name = std::move(name); }
+const OpSchema& Node::op() const { return *d_->op; }
+
+void Node::set_op(const OpSchema& op) const {
+    d_->op = &op;
+    d_->attrs.clear();
+    d_->needs_infer = true;
+    if (op.num_outputs != SIZE_MAX) set_output_count(op.num_outputs);
+    d_->graph->note_change();
+}
+
+const AttrValue& Node::attr_value(std::string_view name) const {
+    if (auto it = d_->attrs.find(name); it != d_->attrs.end()) return it->second;
+    const AttrSpec* spec = d_->op->find_attr(name);
+    MO_ASSERT(spec != nullptr, "op ", d_->op->type, " has no attribute '", std::string(name), "'");
+    if (spec->required())
+        throw Error("required attribute '" + std::string(name) + "' is not set", describe(),
+                    "the source model or the extractor must provide it");
+    return spec->default_value;
+}
+
+bool Node::has_attr(std::string_view name) const { return d_->attrs.count(name) != 0; }
+
+void Node::set_attr_value(std::string_view name, AttrValue value) const {
+    const AttrSpec* spec = d_->op->find_attr(name);
+    MO_ASSERT(spec != nullptr, "op ", d_->op->type, " declares no attribute '", std::string(name), "'");
+    MO_ASSERT(kind_of(value) == spec->kind, "attribute '", std::string(name), "' of ", d_->op->type, " is ",
+              kind_name(spec->kind), ", not ", kind_name(kind_of(value)));
+    d_->attrs[std::string(name)] = std::move(value);
+    d_->needs_infer = true;
+}
+
+const AttrMap& Node::attrs() const { return d_->attrs; }
+
+size_t Node::input_count() const { return d_->num_inputs; }
+
+void Node::set_input_count(size_t n) const {
+    for (size_t i = n; i < d_->num_inputs; ++i) in(i).disconnect();
+    d_->num_inputs = n;
+    d_->needs_infer = true;
+}
+
+size_t Node::output_count() const { return d_->outputs.size(); }
+
+void Node::set_output_count(size_t n) const {
+    if (n < d_->outputs.size()) {
+        auto& g = d_->graph->impl().g;
+        boost::remove_out_edge_if(d_->vertex, [&](auto e) { return g[e].out_port >= n; }, g);
+    }
+    d_->outputs.resize(n);
+}
+
+InPort Node::in(size_t i) const {
+    MO_ASSERT(i < d_->num_inputs, describe(), " has no input ", i);
+    return InPort(*this, i);
+}
+
+OutPort Node::out(size_t i) const {
+    MO_ASSERT(i < d_->outputs.size(), describe(), " has no output ", i);
+    return OutPort(*this, i);
+}
+
+FrameworkInfo& Node::framework() const { return d_->framework; }
+std::vector<std::string>& Node::fused_names() const { return d_->fused_names; }
+std::map<std::string, std::string>& Node::rt_info() const { return d_->rt_info; }
+
+std::string Node::describe() const {
+    std::string t = d_->op ? d_->op->type : "?";
+    if (!d_->framework.type.empty() && d_->op && d_->op->type == "FrameworkNode") t = d_->framework.type;
+    return "node '" + d_->name + "' (" + t + ")";
+}
+
+// ---------------------------------------------------------------- ports
+
+std::vector<InPort> OutPort::targets() const {
+    auto& g = node_.graph().impl().g;
+    std::vector<InPort> result;
+    for (auto [it, end] = boost::out_edges(node_.data()->vertex, g); it != end; ++it)
+        if (g[*it].out_port == index_) result.emplace_back(Node(g[boost::target(*it, g)]), g[*it].in_port);
+    std::sort(result.begin(), result.end(), [](const InPort& a, const InPort& b) {
+        return a.node().id() != b.node().id() ? a.node().id() < b.node().id() : a.index() < b.index();
+    });
+    return result;
+}
+
+bool OutPort::has_targets() const {
+    auto& g = node_.graph().impl().g;
+    for (auto [it, end] = boost::out_edges(node_.data()->vertex, g); it != end; ++it)
+        if (g[*it].out_port == index_) return true;
+    return false;
+}
+
+OutputData& OutPort::data() const { return node_.data()->outputs.at(index_); }
+
+const Tensor* OutPort::value() const {
+    auto& v = data().value;
+    return v ? &*v : nullptr;
+}
+
+void OutPort::set_type_and_shape(ElementType t, PartialShape s) const {
+    auto& d = data();
+    d.type = t;
+    d.shape = std::move(s);
+}
+
+void OutPort::set_value(Tensor v) const {
+    auto& d = data();
+    d.type = v.type();
+    d.shape = PartialShape(v.shape());
+    d.value = std::move(v);
+}
+
+void OutPort::replace_all_uses_with(const OutPort& other) const {
+    if (other == *this) return;
+    for (const InPort& t : targets()) t.connect(other);
+}
+
+std::optional<OutPort> InPort::source() const {
+    auto& g = node_.graph().impl().g;
+    for (auto [it, end] = boost::in_edges(node_.data()->vertex, g); it != end; ++it)
+        if (g[*it].in_port == index_) return OutPort(Node(g[boost::source(*it, g)]), g[*it].out_port);
+    return std::nullopt;
+}
+
+bool InPort::connected() const { return source().has_value(); }
+
+OutPort InPort::src() const {
+    auto s = source();
+    MO_ASSERT(s.has_value(), node_.describe(), " input ", index_, " is not connected");
+    return *s;
+}
+
+void InPort::connect(const OutPort& src) const {
+    MO_ASSERT(&src.node().graph() == &node_.graph(), "connecting nodes of different graphs");
+    MO_ASSERT(src.index() < src.node().output_count(), "connecting from a missing output");
+    disconnect();
+    auto& g = node_.graph().impl().g;
+    boost::add_edge(src.node().data()->vertex, node_.data()->vertex, EdgePorts{src.index(), index_}, g);
+    node_.data()->needs_infer = true;
+    node_.graph().note_change();
+}
+
+void InPort::disconnect() const {
+    auto& g = node_.graph().impl().g;
+    bool removed = false;
+    boost::remove_in_edge_if(
+        node_.data()->vertex,
+        [&](auto e) {
+            bool hit = g[e].in_port == index_;
+            removed |= hit;
+            return hit;
+        },
+        g);
+    if (removed) {
+        node_.data()->needs_infer = true;
+        node_.graph().note_change();
+    }
+}
+
+// ---------------------------------------------------------------- Graph
+
+Graph::Graph(const OpRegistry& ops) : ops_(&ops), impl_(std::make_unique<Impl>()) {}
+Graph::~Graph() = default;
+
+Node Graph::add_node(const OpSchema& op, std::string name) {
+    auto d = std::make_unique<NodeData>();
+    d->graph = this;
+    d->id = impl_->next_id++;
+    d->name = std::move(name);
+    d->op = &op;
+    d->num_inputs = op.min_inputs;
+    d->outputs.resize(op.num_outputs == SIZE_MAX ? 1 : op.num_outputs);
+    d->vertex = boost::add_vertex(d.get(), impl_->g);
+    Node n(d.get());
+    impl_->nodes.emplace(d->id, std::move(d));
+    note_change();
+    return n;
+}
+
+Node Graph::add_op(std::string_view type, std::string name, const std::vector<OutPort>& inputs, const AttrMap& attrs) {
+    const OpSchema& op = ops_->get(type);
+    MO_ASSERT(inputs.size() >= op.min_inputs && inputs.size() <= op.max_inputs, "op ", op.type, " takes ",
+              op.min_inputs, "..", op.max_inputs, " inputs, got ", inputs.size());
+    Node n = add_node(op, std::move(name));
+    n.set_input_count(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) n.in(i).connect(inputs[i]);
+    for (const auto& [k, v] : attrs) n.set_attr_value(k, v);
+    return n;
+}
+
+Node Graph::add_constant(std::string name, Tensor value) {
+    Node n = add_node(ops_->get("Constant"), std::move(name));
+    n.out(0).set_value(std::move(value));
+    n.data()->needs_infer = false;
+    return n;
+}
+
+void Graph::remove_node(Node n) {
+    MO_ASSERT(&n.graph() == this);
+    auto v = n.data()->vertex;
+    boost::clear_vertex(v, impl_->g);
+    boost::remove_vertex(v, impl_->g);
+    std::erase(parameters_, n);
+    std::erase(results_, n);
+    impl_->nodes.erase(n.id());  // frees the NodeData: `n` dangles from here on
+    note_change();
+}
+
+void Graph::replace(Node old_node, Node new_node) {
+    MO_ASSERT(old_node.output_count() == new_node.output_count(), "replace(", old_node.describe(), ", ",
+              new_node.describe(), "): output counts differ");
+    for (size_t j = 0; j < old_node.output_count(); ++j) {
+        old_node.out(j).replace_all_uses_with(new_node.out(j));
+        auto& from = old_node.out(j).names();
+        auto& to = new_node.out(j).names();
+        to.insert(to.end(), from.begin(), from.end());
+    }
+    auto& fused = new_node.fused_names();
+    fused.push_back(old_node.name());
+    fused.insert(fused.end(), old_node.fused_names().begin(), old_node.fused_names().end());
+    new_node.set_name(old_node.name());
+    for (auto& p : parameters_)
+        if (p == old_node) p = new_node;
+    for (auto& r : results_)
+        if (r == old_node) r = new_node;
+    remove_node(old_node);
+}
+
+size_t Graph::node_count() const { return impl_->nodes.size(); }
+
+std::vector<Node> Graph::nodes() const {
+    std::vector<Node> v;
+    v.reserve(impl_->nodes.size());
+    for (auto& [_, d] : impl_->nodes) v.emplace_back(d.get());
+    return v;
+}
+
+std::vector<Node> Graph::topological_order() const {
+    auto& g = impl_->g;
+    std::unordered_map<NodeData*, size_t> pending;
+    pending.reserve(impl_->nodes.size());
+    std::priority_queue<std::pair<uint64_t, NodeData*>, std::vector<std::pair<uint64_t, NodeData*>>, std::greater<>> ready;
+    for (auto& [id, d] : impl_->nodes) {
+        size_t deg = boost::in_degree(d->vertex, g);
+        pending[d.get()] = deg;
+        if (deg == 0) ready.emplace(id, d.get());
+    }
+    std::vector<Node> order;
+    order.reserve(impl_->nodes.size());
+    while (!ready.empty()) {
+        NodeData* d = ready.top().second;
+        ready.pop();
+        order.emplace_back(d);
+        for (auto [it, end] = boost::out_edges(d->vertex, g); it != end; ++it) {
+            NodeData* t = g[boost::target(*it, g)];
+            if (--pending[t] == 0) ready.emplace(t->id, t);
+        }
+    }
+    if (order.size() != impl_->nodes.size()) {
+        for (auto& [id, d] : impl_->nodes)
+            if (pending[d.get()] != 0)
+                throw Error("the graph has a cycle through this node", Node(d.get()).describe(),
+                            "mo supports only acyclic graphs (loops must be expressed as Loop/TensorIterator ops)");
+    }
+    return order;
+}
+
+Node Graph::find_by_name(std::string_view name) const {
+    for (auto& [_, d] : impl_->nodes)
+        if (d->name == name) return Node(d.get());
+    return Node();
+}
+
+Node Graph::find_by_id(uint64_t id) const {
+    auto it = impl_->nodes.find(id);
+    return it == impl_->nodes.end() ? Node() : Node(it->second.get());
+}
+
+size_t Graph::remove_dead_nodes() {
+    auto& g = impl_->g;
+    std::unordered_set<NodeData*> live;
+    std::vector<NodeData*> stack;
+    for (Node r : results_) {
+        if (live.insert(r.data()).second) stack.push_back(r.data());
+    }
+    while (!stack.empty()) {
+        NodeData* d = stack.back();
+        stack.pop_back();
+        for (auto [it, end] = boost::in_edges(d->vertex, g); it != end; ++it) {
+            NodeData* s = g[boost::source(*it, g)];
+            if (live.insert(s).second) stack.push_back(s);
+        }
+    }
+    for (Node p : parameters_) live.insert(p.data());
+    std::vector<Node> dead;
+    for (auto& [_, d] : impl_->nodes)
+        if (!live.count(d.get())) dead.emplace_back(d.get());
+    for (Node n : dead) remove_node(n);
+    return dead.size();
+}
+
+void InferContext::fail(const std::string& what, const std::string& hint) const {
+    throw Error(what, node.describe(), hint);
+}
+
+}  // namespace mo

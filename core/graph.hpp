@@ -1,0 +1,225 @@
+// The one graph form of every phase: a Boost.Graph bidirectional multigraph (kept out of this
+// header) whose edges carry (out_port, in_port). The tensor a port produces (element type,
+// partial shape, optional constant value, tensor names) lives on the output port. Passes use
+// Node / InPort / OutPort handles and never see descriptors.
+#pragma once
+
+#include <any>
+#include <map>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attributes.hpp"
+#include "core/error.hpp"
+#include "core/op_schema.hpp"
+#include "core/tensor.hpp"
+
+namespace mo {
+
+class Graph;
+struct NodeData;
+class OutPort;
+
+// The tensor an output port produces.
+struct OutputData {
+    ElementType type = ElementType::dynamic;
+    PartialShape shape = PartialShape::dynamic_rank();
+    std::optional<Tensor> value;     // set when the value is known at conversion time
+    std::vector<std::string> names;  // tensor names (the source model's output names)
+};
+
+// What a loader knows about a node before extraction: framework op type, domain, opset
+// version of that domain, and the framework record (e.g. a const onnx::NodeProto*).
+struct FrameworkInfo {
+    std::string framework;  // "onnx", "tflite", ...
+    std::string domain;
+    std::string type;
+    int64_t opset = 0;
+    std::any record;
+};
+
+class Node {
+public:
+    Node() = default;
+    explicit Node(NodeData* d) : d_(d) {}
+    explicit operator bool() const { return d_ != nullptr; }
+    bool operator==(const Node& o) const { return d_ == o.d_; }
+    bool operator!=(const Node& o) const { return d_ != o.d_; }
+    bool operator<(const Node& o) const { return id() < o.id(); }
+
+    Graph& graph() const;
+    uint64_t id() const;  // unique in its graph, increasing in creation order
+    const std::string& name() const;
+    void set_name(std::string name) const;
+    const OpSchema& op() const;
+    const std::string& type() const { return op().type; }
+    bool is(std::string_view type) const { return op().type == type; }
+    // Replaces the op (used by extraction); clears attributes set for the old op.
+    void set_op(const OpSchema& op) const;
+
+    // Attributes: a set value, else the schema default; throws mo::Error naming the node when
+    // a required attribute is missing.
+    template <typename T> T attr(std::string_view name) const { return std::get<T>(attr_value(name)); }
+    const AttrValue& attr_value(std::string_view name) const;
+    bool has_attr(std::string_view name) const;  // set explicitly on this node
+    template <typename T> void set_attr(std::string_view name, T value) const { set_attr_value(name, AttrValue(std::move(value))); }
+    void set_attr_value(std::string_view name, AttrValue value) const;  // checks name and kind against the schema
+    const AttrMap& attrs() const;
+
+    size_t input_count() const;
+    void set_input_count(size_t n) const;  // disconnects inputs beyond n
+    size_t output_count() const;
+    void set_output_count(size_t n) const;  // disconnects consumers of outputs beyond n
+    class InPort in(size_t i) const;
+    OutPort out(size_t i) const;
+
+    FrameworkInfo& framework() const;
+    // Names of source-model nodes fused into this one (provenance, for rt_info and debugging).
+    std::vector<std::string>& fused_names() const;
+    // Layer rt_info written by the emitter: attribute name -> version (e.g. "decompression" -> "0").
+    std::map<std::string, std::string>& rt_info() const;
+    // "node 'conv1' (Convolution)": for error messages.
+    std::string describe() const;
+
+    NodeData* data() const { return d_; }
+
+private:
+    NodeData* d_ = nullptr;
+};
+
+class OutPort {
+public:
+    OutPort() = default;
+    OutPort(Node n, size_t i) : node_(n), index_(i) {}
+    Node node() const { return node_; }
+    size_t index() const { return index_; }
+    bool operator==(const OutPort& o) const { return node_ == o.node_ && index_ == o.index_; }
+
+    // Consumers, ordered by (consumer id, input index): deterministic.
+    std::vector<class InPort> targets() const;
+    bool has_targets() const;
+
+    OutputData& data() const;
+    ElementType type() const { return data().type; }
+    const PartialShape& shape() const { return data().shape; }
+    const Tensor* value() const;  // nullptr when not known
+    std::vector<std::string>& names() const { return data().names; }
+    void set_type_and_shape(ElementType t, PartialShape s) const;
+    void set_value(Tensor v) const;  // also sets type and shape
+
+    // Moves every consumer of this port to `other` (tensor names stay here).
+    void replace_all_uses_with(const OutPort& other) const;
+
+private:
+    Node node_;
+    size_t index_ = 0;
+};
+
+class InPort {
+public:
+    InPort() = default;
+    InPort(Node n, size_t i) : node_(n), index_(i) {}
+    Node node() const { return node_; }
+    size_t index() const { return index_; }
+    bool operator==(const InPort& o) const { return node_ == o.node_ && index_ == o.index_; }
+
+    std::optional<OutPort> source() const;
+    bool connected() const;
+    // Connects to `src`, replacing any current source; marks the node for re-inference.
+    void connect(const OutPort& src) const;
+    void disconnect() const;
+    // Shorthands for the source's data; the port must be connected.
+    OutPort src() const;  // throws MO_ASSERT when not connected
+    ElementType type() const { return src().type(); }
+    const PartialShape& shape() const { return src().shape(); }
+    const Tensor* value() const { return connected() ? src().value() : nullptr; }
+
+private:
+    Node node_;
+    size_t index_ = 0;
+};
+
+class Graph {
+public:
+    explicit Graph(const OpRegistry& ops);
+    ~Graph();
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+
+    const OpRegistry& ops() const { return *ops_; }
+
+    // Adds an unconnected node. Input/output counts default to the schema's minimum / count.
+    Node add_node(const OpSchema& op, std::string name);
+    Node add_node(std::string_view type, std::string name) { return add_node(ops_->get(type), std::move(name)); }
+    // Adds a node with these inputs connected in order and these attributes set.
+    Node add_op(std::string_view type, std::string name, const std::vector<OutPort>& inputs, const AttrMap& attrs = {});
+    // Adds a Constant node producing `value`.
+    Node add_constant(std::string name, Tensor value);
+    void remove_node(Node n);
+
+    // Moves every consumer of old_node's outputs to new_node's outputs (same index), moves the
+    // tensor names and the node name to new_node, records old_node in new_node's fused names,
+    // and removes old_node. Both must have the same output count.
+    void replace(Node old_node, Node new_node);
+
+    size_t node_count() const;
+    std::vector<Node> nodes() const;  // in id order
+    // Producers before consumers; among ready nodes the smallest id first (deterministic).
+    // Throws mo::Error naming a node on a cycle.
+    std::vector<Node> topological_order() const;
+    Node find_by_name(std::string_view name) const;  // empty Node when absent (linear scan)
+    Node find_by_id(uint64_t id) const;              // empty Node when removed
+
+    // Model inputs and outputs in the source model's order (Parameter and Result nodes).
+    std::vector<Node>& parameters() { return parameters_; }
+    const std::vector<Node>& parameters() const { return parameters_; }
+    std::vector<Node>& results() { return results_; }
+    const std::vector<Node>& results() const { return results_; }
+
+    // Removes nodes from which no Result is reachable, except Parameters. Returns how many.
+    size_t remove_dead_nodes();
+
+    // Increases on every structural change (node added/removed, input (re)connected, op set):
+    // the registry reports it per transformation.
+    uint64_t change_count() const { return change_count_; }
+    void note_change() { ++change_count_; }
+
+    // Source model description (file name, framework) kept for error messages and meta data.
+    std::string source_path;
+    std::string source_framework;
+    // Keeps loader state alive (protobuf message, mapped file) as long as the graph lives.
+    std::vector<std::shared_ptr<const void>> keep_alive;
+
+    struct Impl;
+    Impl& impl() const { return *impl_; }
+
+private:
+    const OpRegistry* ops_;
+    std::unique_ptr<Impl> impl_;
+    std::vector<Node> parameters_, results_;
+    uint64_t change_count_ = 0;
+};
+
+// What an op's shape inference sees and sets.
+class InferContext {
+public:
+    explicit InferContext(Node n) : node(n) {}
+    Node node;
+
+    size_t input_count() const { return node.input_count(); }
+    bool has_input(size_t i) const { return i < node.input_count() && node.in(i).connected(); }
+    const PartialShape& in_shape(size_t i) const { return node.in(i).shape(); }
+    ElementType in_type(size_t i) const { return node.in(i).type(); }
+    const Tensor* in_value(size_t i) const { return has_input(i) ? node.in(i).value() : nullptr; }
+    template <typename T> T attr(std::string_view name) const { return node.attr<T>(name); }
+
+    void set_output(size_t j, ElementType t, PartialShape s) const { node.out(j).set_type_and_shape(t, std::move(s)); }
+    // Throws mo::Error naming the node and op.
+    [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) const;
+};
+
+}  // namespace mo

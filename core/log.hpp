@@ -1,0 +1,26 @@
+// Leveled logging to stderr, set once by --log_level.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace mo {
+
+enum class LogLevel { Error = 0, Warning = 1, Info = 2, Debug = 3 };
+
+void set_log_level(LogLevel level);
+LogLevel log_level();
+// Parses ERROR, WARNING, INFO, DEBUG (case-insensitive); throws mo::Error otherwise.
+LogLevel parse_log_level(std::string_view text);
+void log_message(LogLevel level, const std::string& text);
+inline bool log_enabled(LogLevel level) { return static_cast<int>(level) <= static_cast<int>(log_level()); }
+
+}  // namespace mo
+
+#define MO_LOG(level, ...)                                                                          \
+    do {                                                                                            \
+        if (::mo::log_enabled(::mo::LogLevel::level))                                               \
+            ::mo::log_message(::mo::LogLevel::level, ::mo::detail::concat(__VA_ARGS__));             \
+    } while (0)

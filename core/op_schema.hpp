@@ -1,0 +1,58 @@
+// An op schema: everything mo knows about one op type, declared once in a table in ops/.
+// IR ops carry their IR type spelling and opset version; internal ops (framework-level ops
+// still waiting to be lowered) have no IR version and the emitter refuses them.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attributes.hpp"
+#include "core/tensor.hpp"
+
+namespace mo {
+
+class Node;
+class InferContext;
+
+// Sets the element type and partial shape of every output from the inputs and attributes.
+using InferFn = std::function<void(InferContext&)>;
+// Computes the outputs from concrete input tensors (inputs[i] is empty for an absent optional
+// input). Follows the OpenVINO opset semantics; used by constant folding and validation.
+using EvalFn = std::function<std::vector<Tensor>(const Node&, const std::vector<Tensor>& inputs)>;
+
+struct OpSchema {
+    std::string type;        // canonical name used in code and tests, e.g. "Relu", "Constant"
+    std::string ir_type;     // spelling in <layer type=...>, e.g. "ReLU", "Const"; empty: internal op
+    std::string ir_version;  // "opset1", ...; empty for internal ops
+    size_t min_inputs = 0;
+    size_t max_inputs = 0;   // SIZE_MAX: variadic
+    size_t num_outputs = 1;  // SIZE_MAX: set per node (Split)
+    std::vector<AttrSpec> attrs;
+    InferFn infer;
+    EvalFn eval;             // empty: the op cannot be folded or evaluated
+    // Inputs whose value must stay exact (e.g. Interpolate scales): never compressed to f16.
+    std::vector<size_t> precision_sensitive_inputs;
+
+    bool is_internal() const { return ir_version.empty(); }
+    const AttrSpec* find_attr(std::string_view name) const;
+};
+
+// All op schemas known to this run: the built-in ones (ops/) and those plugins add.
+class OpRegistry {
+public:
+    // Adds a schema; throws mo::Error if the type is already registered.
+    void add(OpSchema schema);
+    const OpSchema* find(std::string_view type) const;
+    const OpSchema& get(std::string_view type) const;  // throws mo::Error when unknown
+    size_t size() const { return schemas_.size(); }
+    std::vector<std::string> types() const;  // sorted
+
+private:
+    std::map<std::string, std::unique_ptr<OpSchema>, std::less<>> schemas_;
+};
+
+}  // namespace mo

@@ -1,0 +1,33 @@
+// The conversion parameters given on the command line, as every stage sees them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/element_type.hpp"
+#include "core/shape.hpp"
+
+namespace mo {
+
+// One --input entry: a model input name with an optional shape override ("x[1,3,?,?]").
+struct InputSpec {
+    std::string name;
+    std::optional<PartialShape> shape;
+};
+
+struct ConversionOptions {
+    std::string input_model;
+    std::string output_dir = ".";
+    std::string model_name;   // default: the model file's stem
+    std::string framework;    // "onnx"; empty: guessed from the file
+    std::vector<InputSpec> inputs;           // --input (and --input_shape merged in, by position)
+    std::vector<std::string> outputs;        // --output: cut the graph at these tensors
+    bool compress_to_fp16 = true;
+    std::string transformations_config;
+    std::vector<std::string> extensions;
+    // The command line as given, for meta data.
+    std::vector<std::pair<std::string, std::string>> cli_parameters;
+};
+
+}  // namespace mo

@@ -1,0 +1,142 @@
+#include "core/tensor.hpp"
+
+#include "core/error.hpp"
+#include "core/float16.hpp"
+
+namespace mo {
+
+OwnedBuffer::OwnedBuffer(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {
+    data_ = bytes_.data();
+    size_ = bytes_.size();
+}
+
+OwnedBuffer::OwnedBuffer(size_t size) : bytes_(size) {
+    data_ = bytes_.data();
+    size_ = size;
+}
+
+ViewBuffer::ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size, bool file_view)
+    : owner_(std::move(owner)), file_view_(file_view) {
+    data_ = data;
+    size_ = size;
+}
+
+Tensor::Tensor(ElementType type, Shape shape, std::shared_ptr<const Buffer> buffer)
+    : type_(type), shape_(std::move(shape)), buffer_(std::move(buffer)) {
+    for (auto d : shape_)
+        if (d < 0) throw Error("tensor shape has a negative dimension");
+    MO_ASSERT(buffer_ != nullptr);
+    if (buffer_->size() < byte_size())
+        throw Error("tensor data holds " + std::to_string(buffer_->size()) + " bytes but its type and shape need " +
+                    std::to_string(byte_size()));
+}
+
+Tensor Tensor::allocate(ElementType type, Shape shape) {
+    auto bytes = mo::byte_size(type, static_cast<size_t>(shape_size(shape)));
+    return Tensor(type, std::move(shape), std::make_shared<OwnedBuffer>(bytes));
+}
+
+std::byte* Tensor::mutable_bytes() {
+    auto* owned = dynamic_cast<const OwnedBuffer*>(buffer_.get());
+    MO_ASSERT(owned != nullptr, "mutable access to a tensor that does not own its bytes");
+    return const_cast<OwnedBuffer*>(owned)->mutable_data();
+}
+
+namespace {
+template <typename To, typename F>
+void visit_values(const Tensor& t, F&& sink) {
+    size_t n = t.size();
+    switch (t.type()) {
+#define MO_CASE(ET, CT) \
+    case ElementType::ET: for (size_t i = 0; i < n; ++i) sink(static_cast<To>(t.data<CT>()[i])); break;
+        MO_CASE(f32, float) MO_CASE(f64, double) MO_CASE(i8, int8_t) MO_CASE(i16, int16_t) MO_CASE(i32, int32_t)
+        MO_CASE(i64, int64_t) MO_CASE(u8, uint8_t) MO_CASE(u16, uint16_t) MO_CASE(u32, uint32_t)
+        MO_CASE(u64, uint64_t) MO_CASE(boolean, uint8_t)
+#undef MO_CASE
+    case ElementType::f16:
+        for (size_t i = 0; i < n; ++i) sink(static_cast<To>(f16_to_f32(t.data<uint16_t>()[i])));
+        break;
+    case ElementType::bf16:
+        for (size_t i = 0; i < n; ++i) sink(static_cast<To>(bf16_to_f32(t.data<uint16_t>()[i])));
+        break;
+    default:
+        throw Error("cannot read values of a " + std::string(ir_name(t.type())) + " tensor");
+    }
+}
+
+template <typename CT>
+void fill_from(Tensor& out, const std::vector<double>& v) {
+    for (size_t i = 0; i < v.size(); ++i) out.mutable_data<CT>()[i] = static_cast<CT>(v[i]);
+}
+}  // namespace
+
+std::vector<int64_t> Tensor::to_i64() const {
+    std::vector<int64_t> v;
+    v.reserve(size());
+    if (is_float(type_)) visit_values<double>(*this, [&](double x) { v.push_back(static_cast<int64_t>(x)); });
+    else visit_values<int64_t>(*this, [&](int64_t x) { v.push_back(x); });
+    return v;
+}
+
+std::vector<double> Tensor::to_f64() const {
+    std::vector<double> v;
+    v.reserve(size());
+    visit_values<double>(*this, [&](double x) { v.push_back(x); });
+    return v;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+    MO_ASSERT(shape_size(shape) == shape_size(shape_), "reshape changes the element count");
+    return Tensor(type_, std::move(shape), buffer_);
+}
+
+Tensor Tensor::convert(ElementType to) const {
+    if (to == type_) return *this;
+    Tensor out = allocate(to, shape_);
+    size_t n = size();
+    if (type_ == ElementType::i64 && is_integral(to)) {
+        // exact path for large integers (the double path below would round them)
+        auto v = to_i64();
+        switch (to) {
+#define MO_CASE(ET, CT) \
+    case ElementType::ET: for (size_t i = 0; i < n; ++i) out.mutable_data<CT>()[i] = static_cast<CT>(v[i]); return out;
+            MO_CASE(i8, int8_t) MO_CASE(i16, int16_t) MO_CASE(i32, int32_t) MO_CASE(i64, int64_t) MO_CASE(u8, uint8_t)
+            MO_CASE(u16, uint16_t) MO_CASE(u32, uint32_t) MO_CASE(u64, uint64_t)
+#undef MO_CASE
+        default: break;
+        }
+    }
+    auto v = to_f64();
+    switch (to) {
+    case ElementType::f32: fill_from<float>(out, v); break;
+    case ElementType::f64: fill_from<double>(out, v); break;
+    case ElementType::i8: fill_from<int8_t>(out, v); break;
+    case ElementType::i16: fill_from<int16_t>(out, v); break;
+    case ElementType::i32: fill_from<int32_t>(out, v); break;
+    case ElementType::i64: fill_from<int64_t>(out, v); break;
+    case ElementType::u8: fill_from<uint8_t>(out, v); break;
+    case ElementType::u16: fill_from<uint16_t>(out, v); break;
+    case ElementType::u32: fill_from<uint32_t>(out, v); break;
+    case ElementType::u64: fill_from<uint64_t>(out, v); break;
+    case ElementType::boolean:
+        for (size_t i = 0; i < n; ++i) out.mutable_data<uint8_t>()[i] = v[i] != 0.0 ? 1 : 0;
+        break;
+    case ElementType::f16:
+        for (size_t i = 0; i < n; ++i) out.mutable_data<uint16_t>()[i] = f32_to_f16(static_cast<float>(v[i]));
+        break;
+    case ElementType::bf16:
+        for (size_t i = 0; i < n; ++i) out.mutable_data<uint16_t>()[i] = f32_to_bf16(static_cast<float>(v[i]));
+        break;
+    default:
+        throw Error("cannot convert a tensor to " + std::string(ir_name(to)));
+    }
+    return out;
+}
+
+bool Tensor::same_as(const Tensor& o) const {
+    if (type_ != o.type_ || shape_ != o.shape_) return false;
+    size_t n = byte_size();
+    return n == o.byte_size() && (n == 0 || std::memcmp(bytes(), o.bytes(), n) == 0);
+}
+
+}  // namespace mo

@@ -1,0 +1,109 @@
+// Tensors: an element type, a static shape and an immutable shared buffer. A weight read
+// from a model file is a view into the memory-mapped file (the view keeps the mapping alive),
+// so weights travel from loader to emitter without being copied.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include "core/element_type.hpp"
+#include "core/shape.hpp"
+
+namespace mo {
+
+// Read-only bytes with an owner. Subclasses own a vector or keep a file mapping alive.
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    const std::byte* data() const { return data_; }
+    size_t size() const { return size_; }
+    // True when the bytes live in a mapped file (the emitter may drop their pages after use).
+    virtual bool is_file_view() const { return false; }
+
+protected:
+    const std::byte* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+// A buffer that owns its bytes.
+class OwnedBuffer final : public Buffer {
+public:
+    explicit OwnedBuffer(std::vector<std::byte> bytes);
+    explicit OwnedBuffer(size_t size);  // zero-filled
+    std::byte* mutable_data() { return bytes_.data(); }
+
+private:
+    std::vector<std::byte> bytes_;
+};
+
+// A view of `size` bytes at `data` that keeps `owner` (e.g. a MappedFile) alive.
+class ViewBuffer final : public Buffer {
+public:
+    ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size, bool file_view);
+    bool is_file_view() const override { return file_view_; }
+
+private:
+    std::shared_ptr<const void> owner_;
+    bool file_view_;
+};
+
+class Tensor {
+public:
+    Tensor() = default;
+    // Wraps an existing buffer; checks the buffer is large enough for type x shape.
+    Tensor(ElementType type, Shape shape, std::shared_ptr<const Buffer> buffer);
+    // A zero-filled tensor that owns its bytes; fill it through mutable_data() before sharing.
+    static Tensor allocate(ElementType type, Shape shape);
+
+    template <typename T>
+    static Tensor from_vector(const std::vector<T>& values, Shape shape) {
+        Tensor t = allocate(element_type_of<T>(), std::move(shape));
+        if constexpr (std::is_same_v<T, bool>) {
+            for (size_t i = 0; i < values.size(); ++i) t.mutable_data<uint8_t>()[i] = values[i] ? 1 : 0;
+        } else {
+            std::memcpy(t.mutable_data<T>(), values.data(), values.size() * sizeof(T));
+        }
+        return t;
+    }
+    template <typename T>
+    static Tensor scalar(T value) { return from_vector<T>({value}, {}); }
+
+    bool empty() const { return buffer_ == nullptr; }
+    ElementType type() const { return type_; }
+    const Shape& shape() const { return shape_; }
+    size_t size() const { return static_cast<size_t>(shape_size(shape_)); }  // element count
+    size_t byte_size() const { return mo::byte_size(type_, size()); }
+    const std::byte* bytes() const { return buffer_ ? buffer_->data() : nullptr; }
+    std::span<const std::byte> byte_span() const { return {bytes(), byte_size()}; }
+    const std::shared_ptr<const Buffer>& buffer() const { return buffer_; }
+
+    template <typename T> const T* data() const { return reinterpret_cast<const T*>(bytes()); }
+    // Only valid on a tensor made by allocate() that has not been shared yet.
+    template <typename T> T* mutable_data() { return reinterpret_cast<T*>(mutable_bytes()); }
+
+    // Values converted to int64 / double, for shape-like and attribute-like inputs. Integral,
+    // boolean and float types are supported; throws mo::Error otherwise.
+    std::vector<int64_t> to_i64() const;
+    std::vector<double> to_f64() const;
+    // A tensor with the same bytes and another shape of the same element count.
+    Tensor reshaped(Shape shape) const;
+    // Element-wise conversion to another type (integral <-> float, f16/bf16 included).
+    Tensor convert(ElementType to) const;
+
+    // Byte-wise equality of type, shape and data.
+    bool same_as(const Tensor& o) const;
+
+private:
+    std::byte* mutable_bytes();
+
+    ElementType type_ = ElementType::dynamic;
+    Shape shape_;
+    std::shared_ptr<const Buffer> buffer_;
+};
+
+}  // namespace mo

@@ -1,0 +1,22 @@
+// Loads an ONNX model file into a graph of FrameworkNodes (one per NodeProto), Parameters for
+// the graph inputs that are not initializers, Constants for initializers, and Results for the
+// graph outputs. Nothing is interpreted yet: each FrameworkNode keeps its NodeProto
+// (node.framework().record holds a `const onnx::NodeProto*`) for its extractor.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/graph.hpp"
+#include "core/options.hpp"
+
+namespace mo {
+
+// Throws mo::Error (what, where = file/node, what to do) for unreadable or malformed files.
+// Applies options.inputs (shape overrides; unknown names are errors).
+std::unique_ptr<Graph> load_onnx(const std::string& path, const ConversionOptions& options, const OpRegistry& ops);
+
+// True when the file looks like an ONNX model (used to guess --framework).
+bool looks_like_onnx(const std::string& path);
+
+}  // namespace mo

@@ -1,0 +1,19 @@
+#include "ops/ops.hpp"
+
+namespace mo {
+
+void register_builtin_ops(OpRegistry& r) {
+    register_core_ops(r);
+    register_eltwise_ops(r);
+    register_reduction_ops(r);
+    register_convolution_ops(r);
+    register_pooling_ops(r);
+    register_matmul_ops(r);
+    register_normalization_ops(r);
+    register_shape_ops(r);
+    register_interpolate_ops(r);
+    register_recurrent_ops(r);
+    register_internal_ops(r);
+}
+
+}  // namespace mo

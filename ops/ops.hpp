@@ -1,0 +1,23 @@
+// Registration of the built-in op schemas, one function per op family (one file each).
+#pragma once
+
+#include "core/op_schema.hpp"
+
+namespace mo {
+
+void register_core_ops(OpRegistry& r);           // Parameter, Result, Constant, FrameworkNode
+void register_eltwise_ops(OpRegistry& r);        // unary/binary math, activations, comparisons, logic, Convert, Select
+void register_reduction_ops(OpRegistry& r);      // Reduce*, Softmax, LogSoftmax, TopK, CumSum
+void register_convolution_ops(OpRegistry& r);    // (Group)Convolution, (Group)ConvolutionBackpropData
+void register_pooling_ops(OpRegistry& r);        // MaxPool, AvgPool
+void register_matmul_ops(OpRegistry& r);         // MatMul
+void register_normalization_ops(OpRegistry& r);  // BatchNormInference, MVN
+void register_shape_ops(OpRegistry& r);          // Reshape, Transpose, Concat, Split, Slice, Gather, ShapeOf, ...
+void register_interpolate_ops(OpRegistry& r);    // Interpolate
+void register_recurrent_ops(OpRegistry& r);      // LSTMSequence, GRUSequence
+void register_internal_ops(OpRegistry& r);       // framework-level ops lowered by back transformations
+
+// All of the above.
+void register_builtin_ops(OpRegistry& r);
+
+}  // namespace mo

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs everything mo needs to build and test, from Debian 12 packages only.
+# Run as root (or with sudo). Safe to run again: apt-get skips what is installed.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost-graph-dev libpugixml-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev
+  nlohmann-json3-dev libgtest-dev libgmock-dev
+)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

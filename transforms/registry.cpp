@@ -1,0 +1,231 @@
+#include "transforms/registry.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <queue>
+#include <set>
+#include <sstream>
+
+#include "core/log.hpp"
+
+namespace mo {
+
+bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
+    auto types = op_types();
+    std::vector<uint64_t> candidates;
+    for (Node n : graph.topological_order())
+        if (std::find(types.begin(), types.end(), n.type()) != types.end()) candidates.push_back(n.id());
+    bool changed = false;
+    for (uint64_t id : candidates) {
+        Node n = graph.find_by_id(id);
+        if (!n || std::find(types.begin(), types.end(), n.type()) == types.end() || !matches(n)) continue;
+        try {
+            changed |= apply(n, ctx);
+        } catch (const Error& e) {
+            throw e.with_context(n.describe());
+        }
+    }
+    return changed;
+}
+
+namespace {
+
+class Anchor final : public Transformation {
+public:
+    Anchor(std::string id, Phase phase, std::string after) : id_(std::move(id)), phase_(phase), after_(std::move(after)) {}
+    std::string id() const override { return id_; }
+    Phase phase() const override { return phase_; }
+    std::vector<std::string> run_after() const override { return after_.empty() ? std::vector<std::string>{} : std::vector{after_}; }
+    bool run(Graph&, const TransformContext&) override { return false; }
+
+private:
+    std::string id_;
+    Phase phase_;
+    std::string after_;
+};
+
+bool is_anchor(const std::string& id) {
+    static const std::set<std::string> ids{anchors::FrontStart, anchors::FrontFinish, anchors::MiddleStart,
+                                           anchors::MiddleFinish, anchors::BackStart, anchors::BackFinish};
+    return ids.count(id) != 0;
+}
+
+const char* phase_start(Phase p) {
+    return p == Phase::Front ? anchors::FrontStart : p == Phase::Middle ? anchors::MiddleStart : anchors::BackStart;
+}
+const char* phase_finish(Phase p) {
+    return p == Phase::Front ? anchors::FrontFinish : p == Phase::Middle ? anchors::MiddleFinish : anchors::BackFinish;
+}
+
+std::vector<std::string> split_ids(const char* text) {
+    std::vector<std::string> ids;
+    if (!text) return ids;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) ids.push_back(item);
+    }
+    return ids;
+}
+
+}  // namespace
+
+TransformRegistry::TransformRegistry() {
+    add(std::make_unique<Anchor>(anchors::FrontStart, Phase::Front, ""));
+    add(std::make_unique<Anchor>(anchors::FrontFinish, Phase::Front, anchors::FrontStart));
+    add(std::make_unique<Anchor>(anchors::MiddleStart, Phase::Middle, anchors::FrontFinish));
+    add(std::make_unique<Anchor>(anchors::MiddleFinish, Phase::Middle, anchors::MiddleStart));
+    add(std::make_unique<Anchor>(anchors::BackStart, Phase::Back, anchors::MiddleFinish));
+    add(std::make_unique<Anchor>(anchors::BackFinish, Phase::Back, anchors::BackStart));
+}
+
+void TransformRegistry::add(std::unique_ptr<Transformation> t) {
+    if (find(t->id()))
+        throw Error("transformation id '" + t->id() + "' is registered twice", {}, "give each transformation a unique id");
+    items_.push_back(std::move(t));
+}
+
+const Transformation* TransformRegistry::find(const std::string& id) const {
+    for (const auto& t : items_)
+        if (t->id() == id) return t.get();
+    return nullptr;
+}
+
+std::vector<const Transformation*> TransformRegistry::order() const {
+    std::map<std::string, const Transformation*> by_id;
+    for (const auto& t : items_) by_id[t->id()] = t.get();
+    std::map<std::string, std::set<std::string>> succ;
+    std::map<std::string, size_t> indegree;
+    for (const auto& [id, _] : by_id) indegree[id] = 0;
+    auto add_edge = [&](const std::string& from, const std::string& to, const std::string& owner) {
+        if (!by_id.count(from) || !by_id.count(to)) {
+            const std::string& missing = by_id.count(from) ? to : from;
+            throw Error("transformation '" + owner + "' is ordered against unknown id '" + missing + "'", {},
+                        "register '" + missing + "' or remove it from run_after/run_before");
+        }
+        if (succ[from].insert(to).second) ++indegree[to];
+    };
+    for (const auto& [id, t] : by_id) {
+        auto after = t->run_after();
+        auto before = t->run_before();
+        if (!is_anchor(id)) {
+            if (after.empty()) after.push_back(phase_start(t->phase()));
+            if (before.empty()) before.push_back(phase_finish(t->phase()));
+        }
+        for (const auto& a : after) add_edge(a, id, id);
+        for (const auto& b : before) add_edge(id, b, id);
+    }
+    std::priority_queue<std::string, std::vector<std::string>, std::greater<>> ready;
+    for (const auto& [id, d] : indegree)
+        if (d == 0) ready.push(id);
+    std::vector<const Transformation*> result;
+    while (!ready.empty()) {
+        std::string id = ready.top();
+        ready.pop();
+        result.push_back(by_id[id]);
+        for (const auto& s : succ[id])
+            if (--indegree[s] == 0) ready.push(s);
+    }
+    if (result.size() != by_id.size()) {
+        // Every unsorted id has an unsorted predecessor: walking predecessors must repeat an id,
+        // and the walk from that repetition is a cycle.
+        std::set<std::string> sorted;
+        for (auto* t : result) sorted.insert(t->id());
+        std::map<std::string, std::string> pred;
+        for (const auto& [from, tos] : succ)
+            for (const auto& to : tos)
+                if (!sorted.count(from) && !sorted.count(to)) pred[to] = from;
+        std::string cur;
+        for (const auto& [id, d] : indegree)
+            if (d > 0) { cur = id; break; }
+        std::vector<std::string> path;
+        std::map<std::string, size_t> seen;
+        while (!seen.count(cur)) {
+            seen[cur] = path.size();
+            path.push_back(cur);
+            cur = pred[cur];
+        }
+        std::reverse(path.begin() + static_cast<std::ptrdiff_t>(seen[cur]), path.end());
+        path.erase(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(seen[cur]));
+        cur = path.front();
+        seen.clear();
+        seen[cur] = 0;
+        std::string cycle;
+        for (const auto& id : path) cycle += id + " -> ";
+        cycle += cur;
+        throw Error("transformation order has a cycle: " + cycle, {}, "remove one of these run_after/run_before constraints");
+    }
+    return result;
+}
+
+void TransformRegistry::set_overrides(std::vector<std::string> enabled, std::vector<std::string> disabled) {
+    for (const auto& id : enabled)
+        if (!find(id)) MO_LOG(Warning, "MO_ENABLED_TRANSFORMS names unknown transformation '", id, "'");
+    for (const auto& id : disabled)
+        if (!find(id)) MO_LOG(Warning, "MO_DISABLED_TRANSFORMS names unknown transformation '", id, "'");
+    force_enabled_ = std::move(enabled);
+    force_disabled_ = std::move(disabled);
+}
+
+void TransformRegistry::apply_environment() {
+    set_overrides(split_ids(std::getenv("MO_ENABLED_TRANSFORMS")), split_ids(std::getenv("MO_DISABLED_TRANSFORMS")));
+}
+
+bool TransformRegistry::is_enabled(const Transformation& t) const {
+    auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), t.id()) != v.end(); };
+    if (has(force_disabled_)) return false;
+    if (has(force_enabled_)) return true;
+    return t.enabled();
+}
+
+void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const {
+    auto sequence = order();
+    if (log_enabled(LogLevel::Debug)) {
+        std::string s;
+        for (auto* t : sequence) s += "\n  " + t->id() + (is_enabled(*t) ? "" : " (disabled)");
+        MO_LOG(Debug, "transformation order:", s);
+    }
+    const Transformation* inference = find(kPartialInferenceId);
+    bool inference_done = false;
+    auto run_one = [&](const Transformation& t) {
+        try {
+            return const_cast<Transformation&>(t).run(graph, ctx);
+        } catch (const Error& e) {
+            throw e.with_context("transformation '" + t.id() + "'");
+        } catch (const std::logic_error&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw Error(e.what(), "transformation '" + t.id() + "'");
+        }
+    };
+    for (const Transformation* t : sequence) {
+        if (is_anchor(t->id())) continue;
+        if (!is_enabled(*t)) {
+            MO_LOG(Debug, "skip ", t->id(), ": disabled");
+            continue;
+        }
+        if (!t->condition(graph, ctx)) {
+            MO_LOG(Debug, "skip ", t->id(), ": condition is false");
+            continue;
+        }
+        auto start = std::chrono::steady_clock::now();
+        uint64_t changes_before = graph.change_count();
+        size_t nodes_before = graph.node_count();
+        bool changed = run_one(*t);
+        if (t->force_clean_up()) graph.remove_dead_nodes();
+        if (t == inference) {
+            inference_done = true;
+        } else if (inference_done && inference && is_enabled(*inference) && (changed || t->force_shape_inference())) {
+            run_one(*inference);
+        }
+        auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        MO_LOG(Debug, t->id(), ": ", ms, " ms, ", graph.change_count() - changes_before, " node changes, nodes ",
+               nodes_before, " -> ", graph.node_count());
+    }
+}
+
+}  // namespace mo

@@ -1,0 +1,47 @@
+// The transformation registry: every front/middle/back transformation, built-in or from a
+// plugin, sorted into one deterministic order by its run_after / run_before constraints.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transforms/transformation.hpp"
+
+namespace mo {
+
+class TransformRegistry {
+public:
+    TransformRegistry();  // registers the six anchors
+
+    // Throws mo::Error when the id is already registered.
+    void add(std::unique_ptr<Transformation> t);
+    const Transformation* find(const std::string& id) const;
+    size_t size() const { return items_.size(); }
+
+    // All transformations (anchors included) in run order: a topological sort of the
+    // constraints, ties broken by id. Throws mo::Error naming the members of a cycle, or an
+    // unknown id used in a constraint.
+    std::vector<const Transformation*> order() const;
+
+    // Whether `t` runs, after MO_ENABLED_TRANSFORMS / MO_DISABLED_TRANSFORMS (disable wins).
+    bool is_enabled(const Transformation& t) const;
+    // Reads the two environment variables (comma-separated ids). Unknown ids are warned about.
+    void apply_environment();
+    void set_overrides(std::vector<std::string> enabled, std::vector<std::string> disabled);
+
+    // Runs everything in order. Shape inference (the "PartialInference" transformation) is
+    // re-run after each later change. Errors are re-thrown with the transformation id attached.
+    // At DEBUG level logs the order and, per transformation, its time and node-change count.
+    void run_all(Graph& graph, const TransformContext& ctx) const;
+
+private:
+    std::vector<std::unique_ptr<Transformation>> items_;
+    std::vector<std::string> force_enabled_, force_disabled_;
+};
+
+// The id of the shape inference + constant folding transformation that opens the middle phase.
+inline constexpr const char* kPartialInferenceId = "PartialInference";
+
+}  // namespace mo

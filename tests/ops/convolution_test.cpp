@@ -1,0 +1,1 @@
+// tests for ops/convolution.cpp: being written

@@ -1,0 +1,1 @@
+// tests for ops/eltwise.cpp: being written

@@ -1,0 +1,1 @@
+// tests for ops/internal.cpp: being written

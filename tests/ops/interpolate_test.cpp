@@ -1,0 +1,1 @@
+// tests for ops/interpolate.cpp: being written

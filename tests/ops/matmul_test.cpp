@@ -1,0 +1,1 @@
+// tests for ops/matmul.cpp: being written

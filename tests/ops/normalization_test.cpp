@@ -1,0 +1,1 @@
+// tests for ops/normalization.cpp: being written

@@ -1,0 +1,1 @@
+// tests for ops/pooling.cpp: being written

@@ -1,0 +1,1 @@
+// tests for ops/recurrent.cpp: being written

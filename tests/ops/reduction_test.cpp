@@ -1,0 +1,1 @@
+// tests for ops/reduction.cpp: being written

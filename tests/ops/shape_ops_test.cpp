@@ -1,0 +1,1 @@
+// tests for ops/shape_ops.cpp: being written

@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace mo {
 
 uint16_t f32_to_f16(float v) {
@@ -70,10 +74,36 @@ float bf16_to_f32(uint16_t h) {
     return f;
 }
 
+#if defined(__x86_64__)
+// The F16C instructions convert 8 values at once with the same round-to-nearest-even result
+// as the scalar code; used when the CPU has them (checked once at run time).
+__attribute__((target("avx,f16c"))) static void f32_to_f16_f16c(const float* src, uint16_t* dst, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(src + i);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    for (; i < n; ++i) dst[i] = f32_to_f16(src[i]);
+}
+__attribute__((target("avx,f16c"))) static void f16_to_f32_f16c(const uint16_t* src, float* dst, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    for (; i < n; ++i) dst[i] = f16_to_f32(src[i]);
+}
+static const bool kHasF16C = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#endif
+
 void f32_to_f16(const float* src, uint16_t* dst, size_t n) {
+#if defined(__x86_64__)
+    if (kHasF16C) return f32_to_f16_f16c(src, dst, n);
+#endif
     for (size_t i = 0; i < n; ++i) dst[i] = f32_to_f16(src[i]);
 }
 void f16_to_f32(const uint16_t* src, float* dst, size_t n) {
+#if defined(__x86_64__)
+    if (kHasF16C) return f16_to_f32_f16c(src, dst, n);
+#endif
     for (size_t i = 0; i < n; ++i) dst[i] = f16_to_f32(src[i]);
 }
 

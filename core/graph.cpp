@@ -109,6 +109,9 @@ FrameworkInfo& Node::framework() const { return d_->framework; }
 std::vector<std::string>& Node::fused_names() const { return d_->fused_names; }
 std::map<std::string, std::string>& Node::rt_info() const { return d_->rt_info; }
 
+bool Node::needs_infer() const { return d_->needs_infer; }
+void Node::set_inferred() const { d_->needs_infer = false; }
+
 std::string Node::describe() const {
     std::string t = d_->op ? d_->op->type : "?";
     if (!d_->framework.type.empty() && d_->op && d_->op->type == "FrameworkNode") t = d_->framework.type;

@@ -84,6 +84,10 @@ public:
     std::map<std::string, std::string>& rt_info() const;
     // "node 'conv1' (Convolution)": for error messages.
     std::string describe() const;
+    // Set when inputs, attributes or the op changed since the last shape inference (partial
+    // inference clears it after inferring the node).
+    bool needs_infer() const;
+    void set_inferred() const;
 
     NodeData* data() const { return d_; }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -85,6 +86,108 @@ std::vector<Tensor> evaluate_via_f32(const std::vector<Tensor>& inputs, Eval&& e
         for (auto& t : out)
             if (t.type() == ElementType::f32) t = t.convert(low);
     return out;
+}
+
+}  // namespace mo
+
+// ---- Sliding windows (convolution, pooling) ------------------------------------------------
+
+namespace mo {
+
+// Geometry of a sliding window along one spatial axis. `pad_begin`/`pad_end` are explicit pads;
+// auto_pad ("explicit", "valid", "same_upper", "same_lower") may replace them.
+struct WindowAxis {
+    int64_t kernel = 1, stride = 1, dilation = 1, pad_begin = 0, pad_end = 0;
+    int64_t effective_kernel() const { return (kernel - 1) * dilation + 1; }
+};
+
+// Rewrites the pads of `w` for `auto_pad` given a static input extent (same_*: the output is
+// ceil(in / stride) and the extra pad goes to the end for same_upper, the start for same_lower).
+void resolve_auto_pad(WindowAxis& w, const std::string& auto_pad, int64_t in);
+// Output extent of a window slid over `in` (explicit pads already resolved); `ceil` selects
+// ceil rounding (pooling). Returns < 1 when the window does not fit.
+int64_t window_output_extent(const WindowAxis& w, int64_t in, bool ceil);
+// The same over a partial dimension: applies auto_pad per bound, keeps intervals.
+Dimension window_output_dim(WindowAxis w, const std::string& auto_pad, const Dimension& in, bool ceil);
+
+// ---- Dense matrix product --------------------------------------------------------------------
+
+// C[M,N] (+)= op(A)[M,K] * op(B)[K,N], row-major with leading dimensions; op() transposes when
+// asked. Blocked i-k-j order so the inner loop streams contiguous rows (vectorises); integer
+// types wrap modulo 2^N. Instantiated for every type dispatch_type() yields.
+template <typename T>
+void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool trans_a, const T* B, int64_t ldb,
+          bool trans_b, T* C, int64_t ldc, bool accumulate);
+
+}  // namespace mo
+
+// ---- Element-wise value helpers ------------------------------------------------------------
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/op_schema.hpp"
+
+namespace mo {
+
+// double -> T without undefined behaviour: NaN gives 0 for integers, out-of-range values clamp to
+// T's range (C++ leaves float-to-int overflow undefined), in-range values truncate towards zero.
+template <typename T>
+T saturate_cast(double v) {
+    if constexpr (std::is_floating_point_v<T>) {
+        return static_cast<T>(v);
+    } else {
+        if (std::isnan(v)) return T(0);
+        if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+        if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+        return static_cast<T>(v);
+    }
+}
+
+// Integer +, -, * that wrap modulo 2^N like the hardware (signed overflow is undefined in C++,
+// and uint16 * uint16 promotes to int and can overflow it); floats use the plain operators.
+template <typename T>
+T wrapping_add(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+        using W = std::make_unsigned_t<decltype(a + b)>;
+        return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+    } else {
+        return a + b;
+    }
+}
+template <typename T>
+T wrapping_sub(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+        using W = std::make_unsigned_t<decltype(a - b)>;
+        return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
+    } else {
+        return a - b;
+    }
+}
+template <typename T>
+T wrapping_mul(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+        using W = std::make_unsigned_t<decltype(a * b)>;
+        return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+    } else {
+        return a * b;
+    }
+}
+
+// True when some input is f16/bf16: such ops are evaluated through evaluate_via_f32.
+inline bool has_half_input(const std::vector<Tensor>& inputs) {
+    for (const auto& t : inputs)
+        if (!t.empty() && (t.type() == ElementType::f16 || t.type() == ElementType::bf16)) return true;
+    return false;
+}
+
+// Wraps an EvalFn written for f32/f64/integers so that f16/bf16 inputs go through f32.
+inline EvalFn half_via_f32(EvalFn eval) {
+    return [eval = std::move(eval)](const Node& n, const std::vector<Tensor>& in) {
+        if (!has_half_input(in)) return eval(n, in);
+        return evaluate_via_f32(in, [&](const std::vector<Tensor>& wide) { return eval(n, wide); });
+    };
 }
 
 }  // namespace mo

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/float16.hpp"
 
 namespace mo {
 namespace {
@@ -31,18 +30,6 @@ TEST(Shape, DimensionArithmetic) {
     EXPECT_EQ((Dimension(2, 4) * Dimension()).to_string(), "?");
     EXPECT_EQ(normalize_axis(-1, 4), 3);
     EXPECT_THROW(normalize_axis(4, 4), Error);
-}
-
-TEST(Float16, KnownBitPatterns) {
-    // Values from the IEEE 754 binary16 definition.
-    EXPECT_EQ(f32_to_f16(1.0f), 0x3c00);
-    EXPECT_EQ(f32_to_f16(-2.0f), 0xc000);
-    EXPECT_EQ(f32_to_f16(65504.0f), 0x7bff);
-    EXPECT_EQ(f32_to_f16(1e6f), 0x7c00);           // overflow -> inf
-    EXPECT_EQ(f32_to_f16(5.9604645e-08f), 0x0001);  // smallest subnormal
-    EXPECT_EQ(f32_to_f16(1.0f + 1.0f / 2048), 0x3c00);  // tie rounds to even
-    EXPECT_FLOAT_EQ(f16_to_f32(0x3555), 0.333251953125f);
-    EXPECT_FLOAT_EQ(f16_to_f32(0x0001), 5.9604645e-08f);
 }
 
 }  // namespace

@@ -1,0 +1,230 @@
+#include "emit/bin_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/mapped_file.hpp"
+
+namespace mo {
+
+namespace {
+
+// Small blobs are gathered here; a blob this large or larger is written directly.
+constexpr size_t kBufferSize = size_t{8} << 20;
+constexpr size_t kDirectThreshold = size_t{1} << 20;
+// Large blobs are hashed, written and released in pieces this big, cut at address multiples
+// of it so every page is released by exactly one piece.
+constexpr uintptr_t kChunk = uintptr_t{1} << 20;
+
+// A 64-bit streaming hash over 32-byte blocks in four independent lanes (so the multiplies
+// overlap and hashing keeps up with memory bandwidth); good enough that equal (hash, size)
+// almost always means equal bytes, and memcmp decides anyway.
+class StreamHash {
+public:
+    void update(const std::byte* p, size_t n) {
+        total_ += n;
+        if (tail_n_ > 0) {
+            size_t take = std::min(kBlock - tail_n_, n);
+            std::memcpy(tail_ + tail_n_, p, take);
+            tail_n_ += take, p += take, n -= take;
+            if (tail_n_ < kBlock) return;
+            block(tail_);
+            tail_n_ = 0;
+        }
+        for (; n >= kBlock; p += kBlock, n -= kBlock) block(p);
+        if (n > 0) std::memcpy(tail_, p, n), tail_n_ = n;
+    }
+    uint64_t finish() {
+        if (tail_n_ > 0) {
+            std::memset(tail_ + tail_n_, 0, kBlock - tail_n_);
+            block(tail_);
+        }
+        uint64_t h = total_;
+        for (uint64_t lane : lanes_) h = mix(h ^ lane);
+        return mix(h);
+    }
+
+private:
+    static constexpr size_t kBlock = 32;
+    static uint64_t load(const void* p) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        return w;
+    }
+    static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+    static uint64_t mix(uint64_t z) {  // splitmix64 finaliser
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    void block(const void* p) {
+        const auto* b = static_cast<const std::byte*>(p);
+        for (int i = 0; i < 4; ++i)
+            lanes_[i] = rotl(lanes_[i] ^ (load(b + 8 * i) * 0x9E3779B97F4A7C15ull), 29) * 0xC2B2AE3D27D4EB4Full;
+    }
+    uint64_t lanes_[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0xA4093822299F31D0ull, 0x082EFA98EC4E6C89ull};
+    uint64_t total_ = 0;
+    std::byte tail_[kBlock];
+    size_t tail_n_ = 0;
+};
+
+// Calls fn(ptr, len) for consecutive pieces of [data, data+size) cut at kChunk address multiples.
+template <typename Fn>
+void for_each_chunk(const std::byte* data, size_t size, Fn&& fn) {
+    const std::byte* end = data + size;
+    for (const std::byte* cur = data; cur < end;) {
+        auto boundary = (reinterpret_cast<uintptr_t>(cur) / kChunk + 1) * kChunk;
+        size_t len = std::min<size_t>(boundary - reinterpret_cast<uintptr_t>(cur), end - cur);
+        fn(cur, len);
+        cur += len;
+    }
+}
+
+void release_if_file_view(bool file_view, const std::byte* data, size_t size) {
+    if (file_view) MappedFile::release_pages(data, size);
+}
+
+// Large blobs are keyed by a hash of their first and last kSample bytes (and their size):
+// equal blobs always collide, and a full memcmp settles the rare false candidates. So a large
+// weight's bytes need not be read at all when it can be copied file-to-file.
+constexpr size_t kSample = size_t{64} << 10;
+
+uint64_t sampled_hash(const std::byte* data, size_t size, bool file_view) {
+    StreamHash hasher;
+    size_t head = std::min(size, kSample), tail = std::min(size - head, kSample);
+    hasher.update(data, head);
+    hasher.update(data + size - tail, tail);
+    release_if_file_view(file_view, data, head);
+    release_if_file_view(file_view, data + size - tail, tail);
+    return hasher.finish();
+}
+
+}  // namespace
+
+BinWriter::BinWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) { buffer_.reserve(kBufferSize); }
+
+BinWriter::~BinWriter() {
+    for (const auto& [path, fd] : source_fds_)
+        if (fd >= 0) ::close(fd);
+}
+
+size_t BinWriter::copy_from_mapped_file(const std::byte* data, size_t size) {
+    if (!mappings_read_) {
+        mappings_read_ = true;
+        std::ifstream maps("/proc/self/maps");
+        std::string line;
+        while (std::getline(maps, line)) {
+            unsigned long long begin = 0, end = 0, offset = 0, inode = 0;
+            char perms[8] = {}, dev[32] = {};
+            int consumed = 0;
+            if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %31s %llu %n", &begin, &end, perms, &offset, dev, &inode,
+                            &consumed) < 6 || inode == 0 || consumed <= 0)
+                continue;
+            std::string file = line.substr(static_cast<size_t>(consumed));
+            if (file.empty() || file[0] != '/') continue;
+            mappings_.push_back(Mapping{static_cast<uintptr_t>(begin), static_cast<uintptr_t>(end), offset, file});
+        }
+    }
+    const auto addr = reinterpret_cast<uintptr_t>(data);
+    auto m = std::find_if(mappings_.begin(), mappings_.end(),
+                          [&](const Mapping& x) { return x.begin <= addr && addr + size <= x.end; });
+    if (m == mappings_.end()) return 0;
+    auto [it, inserted] = source_fds_.emplace(m->path, -1);
+    if (inserted) it->second = ::open(m->path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (it->second < 0) return 0;
+    loff_t src = static_cast<loff_t>(m->file_offset + (addr - m->begin));
+    size_t copied = 0;
+    while (copied < size) {
+        ssize_t n = ::copy_file_range(it->second, &src, fd_, nullptr, size - copied, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // unsupported here (EXDEV, EINVAL, ...): the caller writes the rest
+        copied += static_cast<size_t>(n);
+    }
+    return copied;
+}
+
+void BinWriter::write_fully(const std::byte* data, size_t size) {
+    while (size > 0) {
+        ssize_t n = ::write(fd_, data, std::min<size_t>(size, size_t{1} << 30));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw Error(std::string("cannot write the weights file: ") + std::strerror(errno), path_,
+                        "check free disk space and write permission of the output directory");
+        }
+        data += n, size -= static_cast<size_t>(n);
+    }
+}
+
+void BinWriter::flush() {
+    write_fully(buffer_.data(), buffer_.size());
+    buffer_.clear();
+}
+
+const BinWriter::Blob* BinWriter::find_duplicate(uint64_t hash, const std::byte* data, size_t size,
+                                                 bool file_view) const {
+    auto it = blobs_.find(Key{hash, size});
+    if (it == blobs_.end()) return nullptr;
+    for (const Blob& b : it->second) {
+        if (b.data == data) return &b;
+        bool equal = true;
+        // Piecewise so that comparing two mapped weights does not page both in at once.
+        for_each_chunk(data, size, [&](const std::byte* p, size_t len) {
+            if (!equal) return;
+            const std::byte* q = b.data + (p - data);
+            equal = std::memcmp(p, q, len) == 0;
+            release_if_file_view(file_view, p, len);
+            release_if_file_view(b.file_view, q, len);
+        });
+        if (equal) return &b;
+    }
+    return nullptr;
+}
+
+void BinWriter::remember(uint64_t hash, size_t size, Blob blob) { blobs_[Key{hash, size}].push_back(blob); }
+
+BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data, size_t size) {
+    if (size == 0) return {end_, 0};
+    const bool file_view = buffer.is_file_view();
+
+    if (size < kDirectThreshold) {
+        StreamHash hasher;
+        hasher.update(data, size);
+        uint64_t hash = hasher.finish();
+        if (const Blob* dup = find_duplicate(hash, data, size, file_view)) {
+            ++deduplicated_;
+            return {dup->offset, size};
+        }
+        if (buffer_.size() + size > kBufferSize) flush();
+        buffer_.insert(buffer_.end(), data, data + size);
+        release_if_file_view(file_view, data, size);
+        Placement placed{end_, size};
+        remember(hash, size, Blob{end_, data, file_view});
+        end_ += size;
+        return placed;
+    }
+
+    flush();
+    const uint64_t hash = sampled_hash(data, size, file_view);
+    if (const Blob* dup = find_duplicate(hash, data, size, file_view)) {
+        ++deduplicated_;
+        return {dup->offset, size};
+    }
+    const uint64_t offset = end_;
+    size_t done = file_view ? copy_from_mapped_file(data, size) : 0;
+    for_each_chunk(data + done, size - done, [&](const std::byte* p, size_t len) {
+        write_fully(p, len);
+        release_if_file_view(file_view, p, len);
+    });
+    end_ += size;
+    remember(hash, size, Blob{offset, data, file_view});
+    return {offset, size};
+}
+
+}  // namespace mo

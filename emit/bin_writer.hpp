@@ -1,0 +1,81 @@
+// Streams constant blobs into model.bin: appended in call order, identical byte sequences
+// stored once, small blobs gathered in a large buffer, large ones written straight from their
+// source. Large weights that are views of the mapped model file are copied file-to-file by the
+// kernel; other pages of file-mapped weights are dropped once written, so the resident set
+// stays well below the size of the model file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace mo {
+
+class BinWriter {
+public:
+    // Writes to an already opened file descriptor (not closed here); `path` is for messages.
+    BinWriter(int fd, std::string path);
+    ~BinWriter();
+    BinWriter(const BinWriter&) = delete;
+    BinWriter& operator=(const BinWriter&) = delete;
+
+    struct Placement {
+        uint64_t offset = 0;
+        uint64_t size = 0;
+    };
+    // Appends the bytes (or finds an identical earlier blob) and returns where they are.
+    Placement add(const Buffer& buffer, const std::byte* data, size_t size);
+    Placement add(const Tensor& t) {
+        return t.byte_size() == 0 ? Placement{end_, 0} : add(*t.buffer(), t.bytes(), t.byte_size());
+    }
+
+    // Writes what is still buffered; call once at the end.
+    void flush();
+    uint64_t bytes_written() const { return end_; }
+    size_t deduplicated_blobs() const { return deduplicated_; }
+
+private:
+    struct Blob {
+        uint64_t offset;
+        const std::byte* data;
+        bool file_view;
+    };
+    const Blob* find_duplicate(uint64_t hash, const std::byte* data, size_t size, bool file_view) const;
+    void remember(uint64_t hash, size_t size, Blob blob);
+    void write_fully(const std::byte* data, size_t size);
+    // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
+    // does): they are never paged into this process. Returns how many bytes it copied.
+    size_t copy_from_mapped_file(const std::byte* data, size_t size);
+
+    struct Mapping {  // a line of /proc/self/maps
+        uintptr_t begin, end;
+        uint64_t file_offset;
+        std::string path;
+    };
+    std::vector<Mapping> mappings_;
+    bool mappings_read_ = false;
+    std::unordered_map<std::string, int> source_fds_;
+
+    int fd_;
+    std::string path_;
+    std::vector<std::byte> buffer_;
+    uint64_t end_ = 0;  // logical size of the file (written + buffered)
+    // (hash, size) -> blobs with that hash; usually one.
+    struct Key {
+        uint64_t hash;
+        uint64_t size;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        size_t operator()(const Key& k) const { return static_cast<size_t>(k.hash ^ (k.size * 0x9E3779B97F4A7C15ull)); }
+    };
+    std::unordered_map<Key, std::vector<Blob>, KeyHash> blobs_;
+    size_t deduplicated_ = 0;
+};
+
+}  // namespace mo

@@ -1,0 +1,21 @@
+// Attributes shared by convolutions and poolings: ONNX auto_pad, strides, dilations, pads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extractors/onnx/onnx_extract_context.hpp"
+
+namespace mo {
+
+struct SpatialAttrs {
+    std::string auto_pad;  // IR spelling: explicit, same_upper, same_lower, valid
+    std::vector<int64_t> strides, dilations, pads_begin, pads_end;
+};
+
+// ONNX auto_pad -> IR spelling.
+std::string onnx_auto_pad(OnnxExtractContext& c);
+// Reads strides, dilations (when the op has them) and pads for `spatial` axes, with ONNX defaults.
+SpatialAttrs onnx_spatial_attrs(OnnxExtractContext& c, size_t spatial, bool with_dilations);
+
+}  // namespace mo

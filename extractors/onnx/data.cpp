@@ -1,0 +1,90 @@
+// Constants and pass-through ops: Constant, ConstantOfShape, Cast, Range, Identity, Dropout.
+#include "extractors/onnx/onnx_extract_context.hpp"
+#include "loaders/onnx/onnx_tensor.hpp"
+
+namespace mo {
+
+namespace {
+
+// The loader leaves ONNX Constant nodes as FrameworkNodes; they become Constants here.
+void constant(OnnxExtractContext& c) {
+    Tensor value;
+    if (c.has("value")) {
+        value = c.tensor("value");
+    } else if (c.has("value_float")) {
+        value = Tensor::scalar<float>(static_cast<float>(c.f("value_float", 0)));
+    } else if (c.has("value_int")) {
+        value = Tensor::scalar<int64_t>(c.i("value_int"));
+    } else if (c.has("value_floats")) {
+        std::vector<float> v;
+        for (double d : c.floats("value_floats")) v.push_back(static_cast<float>(d));
+        value = Tensor::from_vector<float>(v, {static_cast<int64_t>(v.size())});
+    } else if (c.has("value_ints")) {
+        std::vector<int64_t> v = c.ints("value_ints");
+        value = Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())});
+    } else if (c.has("sparse_value") || c.has("value_string") || c.has("value_strings")) {
+        c.unsupported("a sparse or string Constant");
+    } else {
+        c.fail("Constant has no value attribute", "fix the model");
+    }
+    c.set_output(0, c.constant("", std::move(value)));
+}
+
+// ConstantOfShape = Broadcast(value scalar, shape); value defaults to float 0.
+void constant_of_shape(OnnxExtractContext& c) {
+    Tensor value = c.has("value") ? c.tensor("value") : Tensor::scalar<float>(0.f);
+    if (value.size() != 1) c.fail("value must hold exactly one element", "fix the model");
+    OutPort scalar = c.constant("value", value.reshaped({}));
+    c.set_output(0, c.op("Broadcast", "", {scalar, c.input(0)}, {{"mode", std::string("numpy")}}));
+}
+
+void cast(OnnxExtractContext& c) {
+    ElementType to = onnx_element_type(static_cast<int32_t>(c.i("to")), c.where());
+    if (to == ElementType::dynamic) c.fail("Cast has no target type", "fix the model");
+    c.become("Convert", {{"destination_type", to}});
+}
+
+void range(OnnxExtractContext& c) {
+    // Range-4 needs its output type: the inputs' type when known.
+    ElementType t = ElementType::dynamic;
+    for (size_t k = 0; k < 3 && t == ElementType::dynamic; ++k) t = c.input(k).type();
+    if (t == ElementType::dynamic) t = ElementType::i64;
+    c.become("Range", {{"output_type", t}});
+}
+
+void identity(OnnxExtractContext& c) { c.set_output(0, c.input(0)); }
+
+// Inference-mode Dropout passes its input through; its mask keeps everything.
+void dropout(OnnxExtractContext& c) {
+    if (c.has_input(2)) {  // training_mode (opset 12)
+        const Tensor* training = c.input_value(2);
+        if (!training || training->to_i64().at(0) != 0) c.unsupported("Dropout in training mode");
+    }
+    OutPort x = c.input(0);
+    if (c.output_used(1)) {
+        OutPort shape = c.op("ShapeOf", "mask/shape", {x}, {{"output_type", ElementType::i64}});
+        c.set_output(1, c.op("Broadcast", "mask", {c.constant("mask/true", Tensor::scalar<bool>(true)), shape},
+                             {{"mode", std::string("numpy")}}));
+    }
+    c.set_output(0, x);
+}
+
+// Size = the product of the shape, a scalar.
+void size(OnnxExtractContext& c) {
+    OutPort shape = c.op("ShapeOf", "shape", {c.input(0)}, {{"output_type", ElementType::i64}});
+    c.set_output(0, c.op("ReduceProd", "", {shape, c.i64s("axes", {0})}, {{"keep_dims", false}}));
+}
+
+}  // namespace
+
+void register_onnx_data(OnnxExtractorRegistry& r) {
+    r.add({"", "Constant", 1, INT64_MAX, constant});
+    r.add({"", "ConstantOfShape", 9, INT64_MAX, constant_of_shape});
+    r.add({"", "Cast", 1, INT64_MAX, cast});
+    r.add({"", "Range", 11, INT64_MAX, range});
+    r.add({"", "Identity", 1, INT64_MAX, identity});
+    r.add({"", "Dropout", 1, INT64_MAX, dropout});
+    r.add({"", "Size", 1, INT64_MAX, size});
+}
+
+}  // namespace mo

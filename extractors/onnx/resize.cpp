@@ -1,0 +1,65 @@
+// Resize (opset 10, 11+) and Upsample -> Interpolate-11.
+#include "extractors/onnx/onnx_extract_context.hpp"
+
+namespace mo {
+
+namespace {
+
+std::string interpolate_mode(OnnxExtractContext& c, const std::string& mode) {
+    if (mode == "nearest") return "nearest";
+    if (mode == "linear" || mode == "bilinear") return "linear_onnx";
+    if (mode == "cubic") return "cubic";
+    c.unsupported("mode '" + mode + "'");
+}
+
+// An input that is absent or an empty constant (exporters write "" or a [0] tensor).
+bool given(OnnxExtractContext& c, size_t i) {
+    if (!c.has_input(i)) return false;
+    const Tensor* v = c.input_value(i);
+    return !v || v->size() > 0;
+}
+
+// Opset 10 Resize and Upsample: scales only, asymmetric coordinates, floor for nearest.
+void resize_scales_only(OnnxExtractContext& c, const OutPort& scales) {
+    std::string mode = interpolate_mode(c, c.s("mode", "nearest"));
+    c.set_output(0, c.op("Interpolate", "", {c.input(0), scales},
+                         {{"mode", mode},
+                          {"shape_calculation_mode", std::string("scales")},
+                          {"coordinate_transformation_mode", std::string("asymmetric")},
+                          {"nearest_mode", std::string("floor")}}));
+}
+
+void resize(OnnxExtractContext& c) {
+    std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
+    if (coord == "tf_crop_and_resize") c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
+    if (c.i("exclude_outside", 0)) c.unsupported("exclude_outside=1");
+    bool sizes = given(c, 3);
+    if (!sizes && !given(c, 2)) c.fail("needs scales or sizes", "fix the model");
+    c.set_output(0, c.op("Interpolate", "", {c.input(0), c.input(sizes ? 3 : 2)},
+                         {{"mode", interpolate_mode(c, c.s("mode", "nearest"))},
+                          {"shape_calculation_mode", std::string(sizes ? "sizes" : "scales")},
+                          {"coordinate_transformation_mode", coord},
+                          {"nearest_mode", c.s("nearest_mode", "round_prefer_floor")},
+                          {"cube_coeff", c.f("cubic_coeff_a", -0.75)},
+                          {"antialias", false}}));
+}
+
+void upsample(OnnxExtractContext& c) {
+    if (c.opset() < 9) {
+        std::vector<double> s = c.floats("scales");
+        std::vector<float> f(s.begin(), s.end());
+        resize_scales_only(c, c.constant("scales", Tensor::from_vector<float>(f, {static_cast<int64_t>(f.size())})));
+    } else {
+        resize_scales_only(c, c.input(1));
+    }
+}
+
+}  // namespace
+
+void register_onnx_resize(OnnxExtractorRegistry& r) {
+    r.add({"", "Resize", 10, 10, [](OnnxExtractContext& c) { resize_scales_only(c, c.input(1)); }});
+    r.add({"", "Resize", 11, INT64_MAX, resize});
+    r.add({"", "Upsample", 7, 9, upsample});
+}
+
+}  // namespace mo

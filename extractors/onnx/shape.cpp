@@ -1,0 +1,213 @@
+// Shape and data-movement ops: Reshape, Transpose, Concat, Split, Slice, Squeeze, Unsqueeze,
+// Flatten, Shape, Expand, Tile, Pad, Gather*, Scatter*, DepthToSpace, SpaceToDepth.
+#include <numeric>
+
+#include "extractors/onnx/onnx_extract_context.hpp"
+
+namespace mo {
+
+namespace {
+
+void reshape(OnnxExtractContext& c) {
+    // ONNX 0 copies the input dim (special_zero) unless allowzero=1 (opset 14).
+    c.become("Reshape", {{"special_zero", c.i("allowzero", 0) == 0}});
+}
+
+void transpose(OnnxExtractContext& c) {
+    OutPort x = c.input(0);
+    std::vector<int64_t> perm = c.ints("perm");
+    if (!c.has("perm")) {
+        // Absent perm reverses the axes; an empty order means the same to Transpose.
+        int64_t rank = OnnxExtractContext::rank_of(x);
+        for (int64_t a = rank - 1; a >= 0; --a) perm.push_back(a);
+    }
+    c.set_output(0, c.op("Transpose", "", {x, c.i64s("order", perm)}));
+}
+
+void concat(OnnxExtractContext& c) { c.become("Concat", {{"axis", c.i("axis", c.opset() < 4 ? 1 : 0)}}); }
+
+void split(OnnxExtractContext& c) {
+    OutPort x = c.input(0);
+    int64_t axis = c.i("axis", 0);
+    auto parts = static_cast<int64_t>(c.output_count());
+    OutPort lengths;
+    bool has_lengths = false;
+    if (c.opset() < 13 && c.has("split")) {
+        lengths = c.i64s("split_lengths", c.ints("split"));
+        has_lengths = true;
+    } else if (c.opset() >= 13 && c.has_input(1)) {
+        lengths = c.input(1);
+        has_lengths = true;
+    }
+    Node n = has_lengths ? c.add("VariadicSplit", "", {x, c.i64("axis", axis), lengths})
+                         : c.add("Split", "", {x, c.i64("axis", axis)}, {{"num_splits", parts}});
+    n.set_output_count(static_cast<size_t>(parts));
+    for (size_t j = 0; j < c.output_count(); ++j) c.set_output(j, n.out(j));
+}
+
+// Slice-1: starts/ends/axes attributes; Slice-10+: inputs starts, ends, axes, steps.
+void slice(OnnxExtractContext& c) {
+    OutPort x = c.input(0);
+    std::vector<OutPort> in{x};
+    if (c.opset() < 10) {
+        std::vector<int64_t> starts = c.ints("starts"), ends = c.ints("ends");
+        if (starts.size() != ends.size()) c.fail("starts and ends differ in length", "fix the model");
+        in.push_back(c.i64s("start", starts));
+        in.push_back(c.i64s("stop", ends));
+        in.push_back(c.i64s("step", std::vector<int64_t>(starts.size(), 1)));
+        if (c.has("axes")) in.push_back(c.i64s("axes", c.ints("axes")));
+    } else {
+        OutPort starts = c.input(1);
+        in.push_back(starts);
+        in.push_back(c.input(2));
+        OutPort steps;
+        if (c.has_input(4)) {
+            steps = c.input(4);
+        } else if (const Tensor* v = starts.value()) {
+            steps = c.i64s("step", std::vector<int64_t>(v->size(), 1));
+        } else {
+            // ones shaped like starts
+            OutPort len = c.op("ShapeOf", "step/len", {starts}, {{"output_type", ElementType::i64}});
+            steps = c.op("Broadcast", "step", {c.i64("step/one", 1), len}, {{"mode", std::string("numpy")}});
+        }
+        in.push_back(steps);
+        if (c.has_input(3)) in.push_back(c.input(3));
+    }
+    c.set_output(0, c.op("Slice", "", in));
+}
+
+// Squeeze / Unsqueeze: axes attribute before opset 13, input from 13.
+void squeeze(OnnxExtractContext& c, const char* type) {
+    OutPort x = c.input(0);
+    std::vector<OutPort> in{x};
+    if (c.opset() < 13) {
+        if (c.has("axes")) in.push_back(c.i64s("axes", c.ints("axes")));
+    } else if (c.has_input(1)) {
+        in.push_back(c.input(1));
+    }
+    if (in.size() == 1 && std::string(type) == "Unsqueeze") c.fail("Unsqueeze needs axes", "fix the model");
+    c.set_output(0, c.op(type, "", in));
+}
+
+void shape(OnnxExtractContext& c) {
+    OutPort x = c.input(0);
+    bool sliced = c.has("start") || c.has("end");
+    OutPort s = c.op("ShapeOf", sliced ? "shape" : "", {x}, {{"output_type", ElementType::i64}});
+    if (sliced) {
+        int64_t end = c.i("end", INT64_MAX);
+        s = c.op("Slice", "", {s, c.i64s("start", {c.i("start", 0)}), c.i64s("end", {end}), c.i64s("step", {1})});
+    }
+    c.set_output(0, s);
+}
+
+void pad(OnnxExtractContext& c) {
+    OutPort x = c.input(0);
+    std::string mode = c.s("mode", "constant");
+    if (mode != "constant" && mode != "reflect" && mode != "edge") c.unsupported("Pad mode '" + mode + "'");
+    OutPort begin, end;
+    std::optional<OutPort> value;
+    if (c.opset() < 11) {
+        std::vector<int64_t> pads = c.ints("pads");
+        if (pads.size() % 2) c.fail("pads must have an even length", "fix the model");
+        auto half = static_cast<long>(pads.size() / 2);
+        begin = c.i64s("pads_begin", {pads.begin(), pads.begin() + half});
+        end = c.i64s("pads_end", {pads.begin() + half, pads.end()});
+        if (mode == "constant") value = c.scalar_like("value", c.f("value", 0.0), x);
+    } else {
+        if (c.has_input(3)) c.unsupported("Pad with axes");
+        OutPort pads = c.input(1);
+        if (const Tensor* v = pads.value()) {
+            std::vector<int64_t> p = v->to_i64();
+            if (p.size() % 2) c.fail("pads must have an even length", "fix the model");
+            auto half = static_cast<long>(p.size() / 2);
+            begin = c.i64s("pads_begin", {p.begin(), p.begin() + half});
+            end = c.i64s("pads_end", {p.begin() + half, p.end()});
+        } else {
+            Node halves = c.add("Split", "pads", {pads, c.i64("pads/axis", 0)}, {{"num_splits", int64_t{2}}});
+            halves.set_output_count(2);
+            begin = halves.out(0);
+            end = halves.out(1);
+        }
+        if (mode == "constant" && c.has_input(2)) value = c.input(2);
+    }
+    std::vector<OutPort> in{x, begin, end};
+    if (value) in.push_back(*value);
+    c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
+}
+
+void depth_to_space(OnnxExtractContext& c, bool to_space) {
+    // ONNX DCR (default) = depth-column-row = OpenVINO blocks_first; CRD = depth_first.
+    std::string mode = to_space ? c.s("mode", "DCR") : "DCR";
+    if (mode != "DCR" && mode != "CRD") c.fail("unknown mode '" + mode + "'", "use DCR or CRD");
+    c.become(to_space ? "DepthToSpace" : "SpaceToDepth",
+             {{"block_size", c.i("blocksize")}, {"mode", std::string(mode == "DCR" ? "blocks_first" : "depth_first")}});
+}
+
+void gather(OnnxExtractContext& c) {
+    c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.i64("axis", c.i("axis", 0))},
+                         {{"batch_dims", int64_t{0}}}));
+}
+
+void scatter_elements(OnnxExtractContext& c) {
+    std::string reduction = c.s("reduction", "none");
+    if (reduction == "add") reduction = "sum";
+    else if (reduction == "mul") reduction = "prod";
+    else if (reduction != "none" && reduction != "max" && reduction != "min") c.unsupported("reduction '" + reduction + "'");
+    c.set_output(0, c.op("ScatterElementsUpdate", "", {c.input(0), c.input(1), c.input(2), c.i64("axis", c.i("axis", 0))},
+                         {{"reduction", reduction}, {"use_init_val", true}}));
+}
+
+// Indices of any numeric type, as OneHot wants integers.
+OutPort as_integer(OnnxExtractContext& c, const std::string& suffix, const OutPort& p) {
+    if (is_integral(p.type())) return p;
+    return c.op("Convert", suffix, {p}, {{"destination_type", ElementType::i64}});
+}
+
+void one_hot(OnnxExtractContext& c) {
+    // values = [off, on]
+    OutPort values = c.input(2);
+    OutPort off = c.op("Gather", "off", {values, c.i64("off/index", 0), c.i64("off/axis", 0)}, {{"batch_dims", int64_t{0}}});
+    OutPort on = c.op("Gather", "on", {values, c.i64("on/index", 1), c.i64("on/axis", 0)}, {{"batch_dims", int64_t{0}}});
+    OutPort depth = c.op("Squeeze", "depth", {as_integer(c, "depth/int", c.input(1))});
+    c.set_output(0, c.op("OneHot", "", {as_integer(c, "indices", c.input(0)), depth, on, off}, {{"axis", c.i("axis", -1)}}));
+}
+
+}  // namespace
+
+void register_onnx_shape(OnnxExtractorRegistry& r) {
+    r.add({"", "Reshape", 5, INT64_MAX, reshape});
+    r.add({"", "Transpose", 1, INT64_MAX, transpose});
+    r.add({"", "Concat", 1, INT64_MAX, concat});
+    r.add({"", "Split", 1, 17, split});
+    r.add({"", "Slice", 1, INT64_MAX, slice});
+    r.add({"", "Squeeze", 1, INT64_MAX, [](OnnxExtractContext& c) { squeeze(c, "Squeeze"); }});
+    r.add({"", "Unsqueeze", 1, INT64_MAX, [](OnnxExtractContext& c) { squeeze(c, "Unsqueeze"); }});
+    r.add({"", "Flatten", 1, INT64_MAX, [](OnnxExtractContext& c) { c.become("Flatten", {{"axis", c.i("axis", 1)}}); }});
+    r.add({"", "Shape", 1, INT64_MAX, shape});
+    r.add({"", "Expand", 8, INT64_MAX,
+           [](OnnxExtractContext& c) { c.become("Broadcast", {{"mode", std::string("bidirectional")}}); }});
+    r.add({"", "Tile", 6, INT64_MAX, [](OnnxExtractContext& c) { c.become("Tile"); }});
+    r.add({"", "Pad", 2, INT64_MAX, pad});
+    r.add({"", "Gather", 1, INT64_MAX, gather});
+    r.add({"", "GatherElements", 11, INT64_MAX,
+           [](OnnxExtractContext& c) { c.become("GatherElements", {{"axis", c.i("axis", 0)}}); }});
+    r.add({"", "GatherND", 11, INT64_MAX,
+           [](OnnxExtractContext& c) { c.become("GatherND", {{"batch_dims", c.i("batch_dims", 0)}}); }});
+    r.add({"", "ScatterElements", 11, INT64_MAX, scatter_elements});
+    r.add({"", "ScatterND", 11, INT64_MAX, [](OnnxExtractContext& c) {
+               if (c.s("reduction", "none") != "none") c.unsupported("ScatterND with a reduction");
+               c.become("ScatterNDUpdate");
+           }});
+    r.add({"", "ReverseSequence", 10, INT64_MAX, [](OnnxExtractContext& c) {
+               c.become("ReverseSequence", {{"batch_axis", c.i("batch_axis", 1)}, {"seq_axis", c.i("time_axis", 0)}});
+           }});
+    r.add({"", "DepthToSpace", 1, INT64_MAX, [](OnnxExtractContext& c) { depth_to_space(c, true); }});
+    r.add({"", "SpaceToDepth", 1, INT64_MAX, [](OnnxExtractContext& c) { depth_to_space(c, false); }});
+    r.add({"", "OneHot", 9, INT64_MAX, one_hot});
+    r.add({"", "NonZero", 9, INT64_MAX,
+           [](OnnxExtractContext& c) { c.become("NonZero", {{"output_type", ElementType::i64}}); }});
+    r.add({"", "Einsum", 12, INT64_MAX,
+           [](OnnxExtractContext& c) { c.become("Einsum", {{"equation", c.s("equation", "")}}); }});
+}
+
+}  // namespace mo

@@ -1,0 +1,271 @@
+// ONNX model file -> graph of FrameworkNodes. Initializer weights stay in the memory-mapped
+// file: the wire scanner lifts their raw_data out before protobuf parses the rest.
+#include "loaders/onnx/onnx_loader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+#include <onnx/onnx_pb.h>
+
+#include "core/log.hpp"
+#include "core/mapped_file.hpp"
+#include "loaders/onnx/onnx_tensor.hpp"
+#include "loaders/onnx/wire_scanner.hpp"
+
+namespace mo {
+
+namespace {
+
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxTestedOpset = 17;
+
+bool is_text_format(const std::string& path) {
+    auto ext = std::filesystem::path(path).extension().string();
+    return ext == ".prototxt" || ext == ".pbtxt";
+}
+
+// The parsed model plus where each initializer's raw data lives in the mapped file.
+struct ParsedModel {
+    std::shared_ptr<onnx::ModelProto> model;
+    std::shared_ptr<const MappedFile> file;
+    std::vector<std::optional<onnx_wire::ByteRange>> initializer_raw;
+};
+
+ParsedModel parse_model(const std::string& path) {
+    ParsedModel p;
+    p.file = MappedFile::open(path);
+    p.model = std::make_shared<onnx::ModelProto>();
+    const std::string hint = "check that the file is an ONNX model (binary .onnx or text .prototxt)";
+    if (is_text_format(path)) {
+        std::string text(reinterpret_cast<const char*>(p.file->data()), p.file->size());
+        if (!google::protobuf::TextFormat::ParseFromString(text, p.model.get()))
+            throw Error("cannot parse the ONNX text-format model", path, hint);
+        return p;
+    }
+    auto stripped = onnx_wire::strip_initializer_data(p.file->data(), p.file->size(), path);
+    if (stripped.bytes.size() > static_cast<size_t>(INT32_MAX))
+        throw Error("the ONNX model's structure exceeds 2 GB", path, "store large weights as external data");
+    if (!p.model->ParseFromString(stripped.bytes)) throw Error("cannot parse the ONNX model", path, hint);
+    p.initializer_raw = std::move(stripped.initializer_raw);
+    if (p.initializer_raw.size() != static_cast<size_t>(p.model->graph().initializer_size()))
+        throw Error("initializer count mismatch after parsing", path, hint);
+    return p;
+}
+
+std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
+
+PartialShape shape_of(const onnx::ValueInfoProto& vi) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return PartialShape::dynamic_rank();
+    std::vector<Dimension> dims;
+    for (const auto& d : vi.type().tensor_type().shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() >= 0) dims.emplace_back(d.dim_value());
+        else dims.emplace_back();  // symbolic or unknown
+    }
+    return PartialShape(std::move(dims));
+}
+
+class Loader {
+public:
+    Loader(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path) {}
+
+    std::unique_ptr<Graph> run() {
+        parsed_ = parse_model(path_);
+        graph_->source_path = path_;
+        graph_->source_framework = "onnx";
+        graph_->keep_alive.push_back(parsed_.model);
+        graph_->keep_alive.push_back(parsed_.file);
+        read_opsets();
+        const auto& g = parsed_.model->graph();
+        for (int i = 0; i < g.initializer_size(); ++i) initializers_.emplace(g.initializer(i).name(), i);
+        add_parameters();
+        add_nodes();
+        add_results();
+        return std::move(graph_);
+    }
+
+private:
+    void read_opsets() {
+        for (const auto& o : parsed_.model->opset_import()) opsets_[canonical_domain(o.domain())] = o.version();
+        auto it = opsets_.find("");
+        if (it == opsets_.end()) {
+            // IR versions before 3 imply opset 1; otherwise nodes of the default domain are
+            // reported as using a domain the model does not import.
+            if (parsed_.model->opset_import_size() == 0 && parsed_.model->ir_version() < 3) opsets_[""] = 1;
+            return;
+        }
+        if (it->second < kMinOpset)
+            MO_LOG(Warning, "ai.onnx opset ", it->second, " is older than the supported opsets 7..17: ", path_);
+        if (it->second > kMaxTestedOpset)
+            MO_LOG(Warning, "ai.onnx opset ", it->second, " is newer than the tested opsets 7..17: ", path_);
+    }
+
+    void add_parameters() {
+        const auto& g = parsed_.model->graph();
+        std::vector<const onnx::ValueInfoProto*> inputs;
+        for (const auto& vi : g.input())
+            if (!initializers_.count(vi.name())) inputs.push_back(&vi);
+        std::vector<PartialShape> shapes;
+        for (const auto* vi : inputs) shapes.push_back(shape_of(*vi));
+        apply_input_overrides(inputs, shapes);
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            const auto& vi = *inputs[i];
+            std::string where = "input '" + vi.name() + "' of " + path_;
+            ElementType type = ElementType::dynamic;
+            if (vi.type().has_tensor_type()) type = onnx_element_type(vi.type().tensor_type().elem_type(), where);
+            else if (vi.has_type())
+                throw Error("input is not a tensor", where, "mo supports tensor inputs only");
+            Node p = graph_->add_op("Parameter", vi.name(), {},
+                                    {{"shape", AttrValue(shapes[i])}, {"element_type", AttrValue(type)}});
+            p.out(0).set_type_and_shape(type, shapes[i]);
+            p.out(0).names() = {vi.name()};
+            graph_->parameters().push_back(p);
+            producers_[vi.name()] = p.out(0);
+        }
+    }
+
+    void apply_input_overrides(const std::vector<const onnx::ValueInfoProto*>& inputs,
+                               std::vector<PartialShape>& shapes) {
+        size_t position = 0;
+        for (const InputSpec& spec : options_.inputs) {
+            size_t index = position++;
+            if (!spec.name.empty()) {
+                index = inputs.size();
+                for (size_t i = 0; i < inputs.size(); ++i)
+                    if (inputs[i]->name() == spec.name) index = i;
+                if (index == inputs.size()) {
+                    std::string names;
+                    for (const auto* vi : inputs) names += (names.empty() ? "" : ", ") + vi->name();
+                    throw Error("the model has no input '" + spec.name + "'", path_,
+                                "the model's inputs are: " + names);
+                }
+            } else if (index >= inputs.size()) {
+                throw Error("--input gives " + std::to_string(options_.inputs.size()) + " shapes but the model has " +
+                                std::to_string(inputs.size()) + " inputs",
+                            path_, "give one shape per model input or name the inputs");
+            }
+            if (spec.shape) shapes[index] = *spec.shape;
+        }
+    }
+
+    // The producer of a tensor: a node output, a Parameter, or a Constant made from an
+    // initializer on first use.
+    std::optional<OutPort> producer(const std::string& name) {
+        if (auto it = producers_.find(name); it != producers_.end()) return it->second;
+        auto init = initializers_.find(name);
+        if (init == initializers_.end()) return std::nullopt;
+        int i = init->second;
+        const auto& t = parsed_.model->graph().initializer(i);
+        const auto& raw = parsed_.initializer_raw.empty() ? std::nullopt : parsed_.initializer_raw[i];
+        std::string where = "initializer '" + name + "' of " + path_;
+        Tensor value = raw ? tensors_.read(t, where, parsed_.file, parsed_.file->data() + raw->offset, raw->size)
+                           : tensors_.read(t, where);
+        Node c = graph_->add_constant(name, std::move(value));
+        c.out(0).names() = {name};
+        producers_[name] = c.out(0);
+        return c.out(0);
+    }
+
+    std::string unique_name(const onnx::NodeProto& n, int index) {
+        if (!n.name().empty()) {
+            used_names_.insert(n.name());
+            return n.name();
+        }
+        std::string base = n.op_type() + "_" + std::to_string(index);
+        std::string name = base;
+        for (int k = 1; used_names_.count(name) || named_in_model_.count(name); ++k) name = base + "_" + std::to_string(k);
+        used_names_.insert(name);
+        return name;
+    }
+
+    void add_nodes() {
+        const auto& g = parsed_.model->graph();
+        for (const auto& n : g.node()) named_in_model_.insert(n.name());
+        std::vector<Node> nodes;
+        // First create every node and its outputs, so the model's node order does not matter.
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            Node node = graph_->add_node("FrameworkNode", unique_name(n, i));
+            auto& fw = node.framework();
+            fw.framework = "onnx";
+            fw.domain = canonical_domain(n.domain());
+            fw.type = n.op_type();
+            auto opset = opsets_.find(fw.domain);
+            if (opset == opsets_.end())
+                throw Error("node uses domain '" + (n.domain().empty() ? std::string("ai.onnx") : n.domain()) +
+                                "' which the model does not import",
+                            "node '" + node.name() + "' (" + n.op_type() + ") in " + path_, "fix the model's opset_import");
+            fw.opset = opset->second;
+            fw.record = &n;
+            node.set_input_count(static_cast<size_t>(n.input_size()));
+            node.set_output_count(static_cast<size_t>(n.output_size()));
+            for (int j = 0; j < n.output_size(); ++j) {
+                const std::string& t = n.output(j);
+                if (t.empty()) continue;  // an unused optional output
+                if (producers_.count(t) || initializers_.count(t))
+                    throw Error("tensor '" + t + "' is produced twice", "node '" + node.name() + "' in " + path_,
+                                "fix the model: every tensor must have one producer");
+                node.out(j).names() = {t};
+                producers_[t] = node.out(j);
+            }
+            nodes.push_back(node);
+        }
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            for (int j = 0; j < n.input_size(); ++j) {
+                const std::string& t = n.input(j);
+                if (t.empty()) continue;  // absent optional input: port stays unconnected
+                auto src = producer(t);
+                if (!src)
+                    throw Error("input tensor '" + t + "' is produced by no node, input or initializer",
+                                "node '" + nodes[i].name() + "' (" + n.op_type() + ") in " + path_,
+                                "the model is incomplete; re-export it");
+                nodes[i].in(static_cast<size_t>(j)).connect(*src);
+            }
+        }
+    }
+
+    void add_results() {
+        for (const auto& vi : parsed_.model->graph().output()) {
+            auto src = producer(vi.name());
+            if (!src)
+                throw Error("graph output '" + vi.name() + "' is produced by no node", path_, "re-export the model");
+            Node r = graph_->add_op("Result", vi.name() + "/sink_port_0", {*src});
+            graph_->results().push_back(r);
+        }
+    }
+
+    std::string path_;
+    const ConversionOptions& options_;
+    std::unique_ptr<Graph> graph_;
+    OnnxTensorReader tensors_;
+    ParsedModel parsed_;
+    std::map<std::string, int64_t> opsets_;
+    std::map<std::string, int> initializers_;
+    std::map<std::string, OutPort> producers_;
+    std::set<std::string> used_names_, named_in_model_;
+};
+
+}  // namespace
+
+std::unique_ptr<Graph> load_onnx(const std::string& path, const ConversionOptions& options, const OpRegistry& ops) {
+    return Loader(path, options, ops).run();
+}
+
+bool looks_like_onnx(const std::string& path) {
+    auto ext = std::filesystem::path(path).extension().string();
+    if (ext == ".onnx") return true;
+    std::ifstream f(path, std::ios::binary);
+    char head[256] = {};
+    f.read(head, sizeof head);
+    std::string text(head, static_cast<size_t>(f.gcount()));
+    if (is_text_format(path)) return text.find("ir_version") != std::string::npos || text.find("graph") != std::string::npos;
+    // A binary ModelProto normally starts with ir_version (field 1, varint): tag 0x08.
+    return !text.empty() && text[0] == 0x08;
+}
+
+}  // namespace mo

@@ -1,0 +1,125 @@
+#include "loaders/onnx/wire_scanner.hpp"
+
+#include <cstdint>
+
+#include "core/error.hpp"
+
+namespace mo::onnx_wire {
+
+namespace {
+
+// Field numbers in onnx.proto.
+constexpr uint32_t kModelGraph = 7;
+constexpr uint32_t kGraphInitializer = 5;
+constexpr uint32_t kTensorRawData = 9;
+
+enum WireType : uint32_t { Varint = 0, Fixed64 = 1, LengthDelimited = 2, Fixed32 = 5 };
+
+class Reader {
+public:
+    Reader(const std::byte* base, size_t begin, size_t end, const std::string& file)
+        : base_(base), pos_(begin), end_(end), file_(file) {}
+    bool done() const { return pos_ >= end_; }
+    size_t pos() const { return pos_; }
+
+    uint64_t varint() {
+        uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (pos_ >= end_) corrupt("a varint runs past the end of its message");
+            auto b = static_cast<uint8_t>(base_[pos_++]);
+            v |= static_cast<uint64_t>(b & 0x7f) << shift;
+            if ((b & 0x80) == 0) return v;
+        }
+        corrupt("a varint is longer than 10 bytes");
+    }
+    void skip(uint64_t n) {
+        if (n > end_ - pos_) corrupt("a field runs past the end of its message");
+        pos_ += n;
+    }
+    [[noreturn]] void corrupt(const std::string& what) const {
+        throw Error("the ONNX file is truncated or corrupt: " + what + " (byte " + std::to_string(pos_) + ")",
+                    file_, "re-export the model; check that the file was copied completely");
+    }
+
+private:
+    const std::byte* base_;
+    size_t pos_, end_;
+    const std::string& file_;
+};
+
+void put_varint(std::string& out, uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+}
+
+// Which nested messages to rewrite: model -> graph -> initializer (tensor).
+enum class Level { Model, Graph, Tensor };
+
+struct Stripper {
+    const std::byte* base;
+    const std::string& file;
+    std::vector<std::optional<ByteRange>>& raw;
+
+    // Copies the fields of the message in [begin, end) to `out`, rewriting the nested
+    // messages on the path to raw_data. For a tensor, the last raw_data seen wins
+    // (protobuf semantics for a repeated scalar field).
+    void copy(size_t begin, size_t end, Level level, std::string& out) {
+        Reader r(base, begin, end, file);
+        while (!r.done()) {
+            size_t field_start = r.pos();
+            uint64_t tag = r.varint();
+            auto field = static_cast<uint32_t>(tag >> 3);
+            auto wire = static_cast<uint32_t>(tag & 7);
+            if (field == 0) r.corrupt("field number 0");
+            switch (wire) {
+                case Varint: r.varint(); break;
+                case Fixed64: r.skip(8); break;
+                case Fixed32: r.skip(4); break;
+                case LengthDelimited: {
+                    uint64_t len = r.varint();
+                    size_t body = r.pos();
+                    r.skip(len);
+                    if (level == Level::Model && field == kModelGraph) {
+                        rewrite(tag, body, r.pos(), Level::Graph, out);
+                        continue;
+                    }
+                    if (level == Level::Graph && field == kGraphInitializer) {
+                        raw.emplace_back();
+                        rewrite(tag, body, r.pos(), Level::Tensor, out);
+                        continue;
+                    }
+                    if (level == Level::Tensor && field == kTensorRawData) {
+                        raw.back() = ByteRange{body, static_cast<size_t>(len)};
+                        continue;  // dropped from the copy
+                    }
+                    break;
+                }
+                default: r.corrupt("unsupported wire type " + std::to_string(wire));
+            }
+            out.append(reinterpret_cast<const char*>(base + field_start), r.pos() - field_start);
+        }
+    }
+
+    void rewrite(uint64_t tag, size_t begin, size_t end, Level level, std::string& out) {
+        std::string inner;
+        copy(begin, end, level, inner);
+        put_varint(out, tag);
+        put_varint(out, inner.size());
+        out += inner;
+    }
+};
+
+}  // namespace
+
+StrippedModel strip_initializer_data(const std::byte* data, size_t size, const std::string& file) {
+    StrippedModel m;
+    m.bytes.reserve(size < (size_t{1} << 20) ? size : (size_t{1} << 20));
+    Stripper s{data, file, m.initializer_raw};
+    s.copy(0, size, Level::Model, m.bytes);
+    return m;
+}
+
+}  // namespace mo::onnx_wire

@@ -1,0 +1,93 @@
+#include "tools/cli.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mo {
+namespace {
+
+CliRequest parse(std::vector<std::string> args) { return parse_command_line(args); }
+
+TEST(MoCommandLine, BothFlagFormsAndDefaults) {
+    auto r = parse({"--input_model", "m.onnx", "--output_dir=out", "--model_name", "net"});
+    EXPECT_EQ(r.action, CliRequest::Action::Convert);
+    EXPECT_EQ(r.options.input_model, "m.onnx");
+    EXPECT_EQ(r.options.output_dir, "out");
+    EXPECT_EQ(r.options.model_name, "net");
+    EXPECT_TRUE(r.options.compress_to_fp16);
+    EXPECT_EQ(r.log_level, LogLevel::Warning);
+    // Recorded for <conversion_parameters>, sorted by flag name.
+    EXPECT_EQ(r.options.cli_parameters, (std::vector<std::pair<std::string, std::string>>{
+                                            {"input_model", "m.onnx"}, {"model_name", "net"}, {"output_dir", "out"}}));
+}
+
+TEST(MoCommandLine, CompressToFp16Forms) {
+    EXPECT_TRUE(parse({"--input_model", "m", "--compress_to_fp16"}).options.compress_to_fp16);
+    EXPECT_FALSE(parse({"--input_model", "m", "--compress_to_fp16=False"}).options.compress_to_fp16);
+    EXPECT_FALSE(parse({"--compress_to_fp16", "false", "--input_model", "m"}).options.compress_to_fp16);
+    auto r = parse({"--compress_to_fp16", "--input_model", "m"});  // the next flag is not its value
+    EXPECT_TRUE(r.options.compress_to_fp16);
+    EXPECT_EQ(r.options.input_model, "m");
+    EXPECT_THROW(parse({"--input_model", "m", "--compress_to_fp16=maybe"}), UsageError);
+}
+
+TEST(MoCommandLine, InputShapesByPosition) {
+    auto r = parse({"--input_model", "m", "--input_shape", "[1,3,224,224],[1,?,1..10]"});
+    ASSERT_EQ(r.options.inputs.size(), 2u);
+    EXPECT_EQ(r.options.inputs[0].name, "");
+    EXPECT_EQ(*r.options.inputs[0].shape, (PartialShape{1, 3, 224, 224}));
+    EXPECT_EQ(*r.options.inputs[1].shape, (PartialShape{1, Dimension(), Dimension(1, 10)}));
+    auto single = parse({"--input_model", "m", "--input_shape=(2,3)"});
+    ASSERT_EQ(single.options.inputs.size(), 1u);
+    EXPECT_EQ(*single.options.inputs[0].shape, (PartialShape{2, 3}));
+}
+
+TEST(MoCommandLine, InputNamesWithShapes) {
+    auto r = parse({"--input_model", "m", "--input", "a[1,3,?,?],b"});
+    ASSERT_EQ(r.options.inputs.size(), 2u);
+    EXPECT_EQ(r.options.inputs[0].name, "a");
+    EXPECT_EQ(*r.options.inputs[0].shape, (PartialShape{1, 3, Dimension(), Dimension()}));
+    EXPECT_EQ(r.options.inputs[1].name, "b");
+    EXPECT_FALSE(r.options.inputs[1].shape);
+    // --input names + --input_shape shapes, matched by position.
+    auto m = parse({"--input_model", "m", "--input", "a,b", "--input_shape", "[1],[2,2]"});
+    EXPECT_EQ(*m.options.inputs[1].shape, (PartialShape{2, 2}));
+    EXPECT_THROW(parse({"--input_model", "m", "--input", "a,b", "--input_shape", "[1]"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m", "--input", "a[1]", "--input_shape", "[1]"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m", "--input", "a[1,x]"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m", "--input", "a[1,2"}), UsageError);
+}
+
+TEST(MoCommandLine, OutputsAndLogLevel) {
+    auto r = parse({"--input_model", "m", "--output", "t1, t2", "--log_level", "debug"});
+    EXPECT_EQ(r.options.outputs, (std::vector<std::string>{"t1", "t2"}));
+    EXPECT_EQ(r.log_level, LogLevel::Debug);
+    EXPECT_THROW(parse({"--input_model", "m", "--log_level", "LOUD"}), UsageError);
+}
+
+TEST(MoCommandLine, UsageErrors) {
+    EXPECT_THROW(parse({}), UsageError);                                     // no --input_model
+    EXPECT_THROW(parse({"--input_model"}), UsageError);                      // missing value
+    EXPECT_THROW(parse({"--input_model", "m", "--bogus", "1"}), UsageError);  // unknown flag
+    EXPECT_THROW(parse({"--input_model", "m", "stray"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m", "--input_model", "n"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m", "--help=yes"}), UsageError);
+}
+
+TEST(MoCommandLine, HelpAndVersionNeedNoModel) {
+    EXPECT_EQ(parse({"--help"}).action, CliRequest::Action::Help);
+    EXPECT_EQ(parse({"-h"}).action, CliRequest::Action::Help);
+    EXPECT_EQ(parse({"--version"}).action, CliRequest::Action::Version);
+    std::string usage = usage_text();
+    for (const char* flag : {"--input_model", "--output_dir", "--input_shape", "--input ", "--output ",
+                             "--compress_to_fp16", "--transformations_config", "--extensions", "--log_level"})
+        EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+}
+
+TEST(MoCommandLine, PlannedFlagsAreParsedForConvertToRefuse) {
+    auto r = parse({"--input_model", "m", "--transformations_config", "c.json", "--extensions", "a.so,b.so"});
+    EXPECT_EQ(r.options.transformations_config, "c.json");
+    EXPECT_EQ(r.options.extensions, (std::vector<std::string>{"a.so", "b.so"}));
+}
+
+}  // namespace
+}  // namespace mo

@@ -1,0 +1,77 @@
+// Runs the built `mo` binary as a user would: exit codes, messages, files left behind.
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "emit/ir_test_util.hpp"
+
+namespace mo {
+namespace {
+
+struct MoRun {
+    int exit_code;
+    std::string output;  // stdout and stderr
+};
+
+MoRun run_mo(const std::string& args) {
+    std::string cmd = std::string(MO_BINARY) + " " + args + " 2>&1";
+    MoRun r{-1, {}};
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+const std::string kSample = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
+
+TEST(MoCommand, ConvertsTheSampleAndPrintsTheSummary) {
+    test::ScratchDir dir("cli");
+    MoRun r = run_mo("--input_model " + kSample + " --output_dir=" + dir.file("out") + " --model_name net");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[ SUCCESS ] XML file: " + dir.file("out/net.xml")), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("[ SUCCESS ] BIN file: " + dir.file("out/net.bin")), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("[ SUCCESS ] Memory consumed:"), std::string::npos) << r.output;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out/net.xml")));
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out/net.bin")));
+}
+
+TEST(MoCommand, BadCommandLineExitsWithTwo) {
+    MoRun r = run_mo("--input_model " + kSample + " --no_such_flag");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("[ ERROR ]"), std::string::npos);
+    EXPECT_NE(r.output.find("no_such_flag"), std::string::npos);
+    EXPECT_EQ(run_mo("").exit_code, 2);
+}
+
+TEST(MoCommand, ConversionErrorExitsWithOneAndLeavesNothing) {
+    test::ScratchDir dir("cli");
+    MoRun r = run_mo("--input_model " + dir.file("missing.onnx") + " --output_dir " + dir.file("out"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("[ ERROR ]"), std::string::npos);
+    EXPECT_NE(r.output.find("missing.onnx"), std::string::npos);
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{});
+    MoRun planned = run_mo("--input_model " + kSample + " --output_dir " + dir.file("out") +
+                         " --transformations_config x.json");
+    EXPECT_EQ(planned.exit_code, 1) << planned.output;
+    EXPECT_NE(planned.output.find("not supported yet"), std::string::npos) << planned.output;
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{});
+}
+
+TEST(MoCommand, HelpAndVersion) {
+    MoRun help = run_mo("--help");
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_NE(help.output.find("--input_model"), std::string::npos);
+    MoRun version = run_mo("--version");
+    EXPECT_EQ(version.exit_code, 0);
+    EXPECT_EQ(version.output.rfind("mo ", 0), 0u) << version.output;
+}
+
+}  // namespace
+}  // namespace mo

@@ -1,0 +1,115 @@
+#include "emit/bin_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "core/mapped_file.hpp"
+#include "emit/ir_test_util.hpp"
+
+namespace mo {
+namespace {
+
+std::vector<std::byte> pattern(size_t n, uint32_t seed) {
+    std::vector<std::byte> v(n);
+    uint32_t x = seed;
+    for (auto& b : v) {
+        x = x * 1664525u + 1013904223u;  // LCG: deterministic, not all equal
+        b = static_cast<std::byte>(x >> 24);
+    }
+    return v;
+}
+
+struct Sink {
+    test::ScratchDir dir{"bin"};
+    std::string path = dir.file("w.bin");
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ~Sink() { ::close(fd); }
+};
+
+TEST(BinWriter, AppendsInOrderAndDeduplicatesSmallAndLargeBlobs) {
+    const size_t big = (size_t{3} << 20) + 5;  // above the direct-write threshold, odd size
+    auto a = std::make_shared<OwnedBuffer>(pattern(100, 1));
+    auto large = std::make_shared<OwnedBuffer>(pattern(big, 2));
+    auto large_copy = std::make_shared<OwnedBuffer>(pattern(big, 2));
+    auto c = std::make_shared<OwnedBuffer>(pattern(7, 3));
+    auto a_copy = std::make_shared<OwnedBuffer>(pattern(100, 1));
+
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add(*a, a->data(), a->size()).offset, 0u);
+    EXPECT_EQ(w.add(*large, large->data(), large->size()).offset, 100u);
+    auto dup_large = w.add(*large_copy, large_copy->data(), large_copy->size());
+    EXPECT_EQ(dup_large.offset, 100u);
+    EXPECT_EQ(dup_large.size, big);
+    EXPECT_EQ(w.add(*c, c->data(), c->size()).offset, 100u + big);  // written where the duplicate was cut off
+    EXPECT_EQ(w.add(*a_copy, a_copy->data(), a_copy->size()).offset, 0u);
+    EXPECT_EQ(w.add(*c, c->data(), 0).size, 0u);
+    w.flush();
+    EXPECT_EQ(w.bytes_written(), 100u + big + 7u);
+    EXPECT_EQ(w.deduplicated_blobs(), 2u);
+
+    std::string bytes = test::read_bytes(sink.path);
+    ASSERT_EQ(bytes.size(), 100u + big + 7u);
+    EXPECT_EQ(std::memcmp(bytes.data(), a->data(), 100), 0);
+    EXPECT_EQ(std::memcmp(bytes.data() + 100, large->data(), big), 0);
+    EXPECT_EQ(std::memcmp(bytes.data() + 100 + big, c->data(), 7), 0);
+}
+
+TEST(BinWriter, BlobsThatDifferOnlyAtTheEndAreNotMerged) {
+    auto a = std::make_shared<OwnedBuffer>(pattern(4096 + 3, 9));
+    auto bytes = pattern(4096 + 3, 9);
+    bytes.back() ^= std::byte{1};
+    auto b = std::make_shared<OwnedBuffer>(bytes);
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    w.add(*a, a->data(), a->size());
+    EXPECT_EQ(w.add(*b, b->data(), b->size()).offset, 4096u + 3);
+    w.flush();
+    EXPECT_EQ(w.deduplicated_blobs(), 0u);
+}
+
+TEST(BinWriter, LargeBlobsThatDifferOnlyInTheMiddleAreNotMerged) {
+    const size_t big = size_t{2} << 20;
+    auto a = std::make_shared<OwnedBuffer>(pattern(big, 4));
+    auto bytes = pattern(big, 4);
+    bytes[big / 2] ^= std::byte{0x80};  // same head and tail: the sampled keys collide
+    auto b = std::make_shared<OwnedBuffer>(bytes);
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add(*a, a->data(), big).offset, 0u);
+    EXPECT_EQ(w.add(*b, b->data(), big).offset, big);
+    w.flush();
+    EXPECT_EQ(w.deduplicated_blobs(), 0u);
+    std::string out = test::read_bytes(sink.path);
+    ASSERT_EQ(out.size(), 2 * big);
+    EXPECT_EQ(std::memcmp(out.data() + big, bytes.data(), big), 0);
+}
+
+TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
+    test::ScratchDir dir("bin_src");
+    auto content = pattern((size_t{9} << 20) + 123, 5);
+    std::string src = dir.file("weights.raw");
+    std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(content.data()), content.size());
+    auto file = MappedFile::open(src);
+    // Two views of the same file: one large, one small, plus the large one again (a duplicate).
+    auto view_large = std::make_shared<ViewBuffer>(file, file->data() + 1, content.size() - 1, true);
+    auto view_small = std::make_shared<ViewBuffer>(file, file->data() + 10, 1000, true);
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add(*view_small, view_small->data(), view_small->size()).offset, 0u);
+    EXPECT_EQ(w.add(*view_large, view_large->data(), view_large->size()).offset, 1000u);
+    EXPECT_EQ(w.add(*view_large, view_large->data(), view_large->size()).offset, 1000u);
+    w.flush();
+    std::string bytes = test::read_bytes(sink.path);
+    ASSERT_EQ(bytes.size(), 1000u + content.size() - 1);
+    EXPECT_EQ(std::memcmp(bytes.data(), content.data() + 10, 1000), 0);
+    EXPECT_EQ(std::memcmp(bytes.data() + 1000, content.data() + 1, content.size() - 1), 0);
+}
+
+}  // namespace
+}  // namespace mo

@@ -1,0 +1,67 @@
+// Loads and extracts a model built with OnnxModelBuilder; small lookup helpers.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "extractors/onnx/onnx_extractors.hpp"
+#include "loaders/onnx/onnx_loader.hpp"
+#include "support/graph_builder.hpp"
+#include "support/onnx_model_builder.hpp"
+
+namespace mo::test {
+
+inline std::unique_ptr<Graph> convert_onnx(const OnnxModelBuilder& m, const std::string& file) {
+    auto g = load_onnx(m.save(file), ConversionOptions{}, builtin_ops());
+    OnnxExtractorRegistry r;
+    register_onnx_extractors(r);
+    extract_onnx(*g, r);
+    return g;
+}
+
+// The node producing graph output `k`.
+inline Node output_node(const Graph& g, size_t k = 0) { return g.results().at(k).in(0).src().node(); }
+
+inline std::vector<double> const_values(const Node& n, size_t input) {
+    const Tensor* v = n.in(input).value();
+    EXPECT_NE(v, nullptr) << n.describe() << " input " << input << " is not constant";
+    return v ? v->to_f64() : std::vector<double>{};
+}
+
+inline std::vector<int64_t> const_ints(const Node& n, size_t input) {
+    const Tensor* v = n.in(input).value();
+    EXPECT_NE(v, nullptr) << n.describe() << " input " << input << " is not constant";
+    return v ? v->to_i64() : std::vector<int64_t>{};
+}
+
+// Evaluates an extracted graph with each op's eval (OpenVINO semantics); inputs by Parameter
+// name; returns the Results' values in order.
+inline std::vector<Tensor> evaluate(const Graph& g, const std::map<std::string, Tensor>& inputs) {
+    std::map<std::pair<uint64_t, size_t>, Tensor> values;
+    std::vector<Tensor> outputs;
+    for (const Node& n : g.topological_order()) {
+        std::vector<Tensor> in;
+        for (size_t i = 0; i < n.input_count(); ++i) {
+            if (!n.in(i).connected()) {
+                in.emplace_back();
+                continue;
+            }
+            OutPort src = n.in(i).src();
+            in.push_back(values.at({src.node().id(), src.index()}));
+        }
+        std::vector<Tensor> out;
+        if (n.is("Parameter")) out = {inputs.at(n.name())};
+        else if (n.is("Result")) outputs.push_back(in.at(0));
+        else if (n.out(0).value() && n.is("Constant")) out = {*n.out(0).value()};
+        else if (n.op().eval) out = n.op().eval(n, in);
+        else throw Error("no eval", n.describe());
+        for (size_t j = 0; j < out.size(); ++j) values[{n.id(), j}] = out[j];
+    }
+    return outputs;
+}
+
+using Ints = std::vector<int64_t>;
+using Doubles = std::vector<double>;
+
+}  // namespace mo::test

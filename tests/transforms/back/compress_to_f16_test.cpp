@@ -1,0 +1,91 @@
+#include "transforms/back/compress_to_f16.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "transforms/support/transform_test_graph.hpp"
+
+namespace mo {
+namespace {
+
+using test::TestGraph;
+
+TEST(CompressFloatConstantsToF16, ConstantBecomesF16PlusDecompressionConvert) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto w = t.constant<float>({1.0f, 0.1f, -2.0f, 65504.0f}, {4}, "w");
+    w.names().push_back("w_tensor");
+    t.output(t.op("Add", {x, w}, {}, "y"), "out");
+    test::infer(t.graph());
+    CompressFloatConstantsToF16 pass;
+    ConversionOptions opts;
+    EXPECT_TRUE(pass.condition(t.graph(), TransformContext{opts}));
+    EXPECT_TRUE(test::run_pass(pass, t.graph(), opts));
+
+    Node compressed = t->find_by_name("w_compressed");
+    ASSERT_TRUE(compressed);
+    const Tensor& v = *compressed.out(0).value();
+    ASSERT_EQ(v.type(), ElementType::f16);
+    const uint16_t* bits = v.data<uint16_t>();
+    EXPECT_EQ(bits[0], 0x3C00);  // 1.0
+    EXPECT_EQ(bits[1], 0x2E66);  // 0.1 rounded to nearest even
+    EXPECT_EQ(bits[2], 0xC000);  // -2.0
+    EXPECT_EQ(bits[3], 0x7BFF);  // 65504, the largest finite f16
+
+    Node convert = t->find_by_name("w");
+    ASSERT_TRUE(convert);
+    EXPECT_TRUE(convert.is("Convert"));
+    EXPECT_EQ(convert.rt_info().at("decompression"), "0");
+    EXPECT_EQ(convert.in(0).src().node(), compressed);
+    EXPECT_EQ(convert.out(0).names(), std::vector<std::string>{"w_tensor"});
+    EXPECT_EQ(convert.out(0).type(), ElementType::f32);
+    EXPECT_EQ(convert.out(0).value(), nullptr);  // partial inference does not fold it back
+    EXPECT_EQ(t->find_by_name("y").in(1).src().node(), convert);
+    // Same values up to f16 rounding: 0.1 becomes 0.0999755859375.
+    auto y = test::evaluate(t.graph(), {{"x", Tensor::from_vector<float>({0, 0, 0, 0}, {4})}}).at(0).to_f64();
+    EXPECT_EQ(y, (std::vector<double>{1.0, 0.0999755859375, -2.0, 65504.0}));
+}
+
+TEST(CompressFloatConstantsToF16, SkipsOutOfRangeSensitiveAndNonF32AndWhenDisabled) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {2}, "x");
+    t.output(t.op("Add", {x, t.constant<float>({1.0f, 70000.0f}, {2}, "big")}, {}, "y1"), "o1");
+    t.output(t.op("Add", {x, t.constant<float>({1.0f, INFINITY}, {2}, "inf")}, {}, "y2"), "o2");
+    t.output(t.op("TestSensitive", {x, t.constant<float>({0.5f, 0.25f}, {2}, "scales")}, {}, "y3"), "o3");
+    t.output(t.op("Add", {t.input(ElementType::f64, {2}, "d"), t.constant<double>({1.0, 2.0}, {2}, "f64")}, {}, "y4"), "o4");
+    test::infer(t.graph());
+    CompressFloatConstantsToF16 pass;
+    ConversionOptions opts;
+    EXPECT_TRUE(test::run_pass(pass, t.graph(), opts));  // only "inf" is compressed: infinities fit f16
+    EXPECT_TRUE(t->find_by_name("inf").is("Convert"));
+    EXPECT_EQ(t->find_by_name("inf_compressed").out(0).value()->data<uint16_t>()[1], 0x7C00);
+    EXPECT_TRUE(t->find_by_name("big").is("Constant"));
+    EXPECT_TRUE(t->find_by_name("scales").is("Constant"));
+    EXPECT_TRUE(t->find_by_name("f64").is("Constant"));
+
+    opts.compress_to_fp16 = false;
+    EXPECT_FALSE(pass.condition(t.graph(), TransformContext{opts}));
+}
+
+TEST(CheckOnlyOpsetOps, InternalOpIsAnErrorNamingTheNode) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {2, 3}, "x");
+    t.output(t.op("Flatten", {x}, {}, "my_flatten"), "out");
+    CheckOnlyOpsetOps pass;
+    ConversionOptions opts;
+    try {
+        pass.run(t.graph(), TransformContext{opts});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("not supported"), std::string::npos);
+        EXPECT_NE(e.where().find("my_flatten"), std::string::npos);
+        EXPECT_NE(e.where().find("Flatten"), std::string::npos);
+    }
+    TestGraph ok;
+    ok.output(ok.op("Relu", {ok.input(ElementType::f32, {2}, "x")}, {}, "r"), "out");
+    EXPECT_FALSE(pass.run(ok.graph(), TransformContext{opts}));
+}
+
+}  // namespace
+}  // namespace mo

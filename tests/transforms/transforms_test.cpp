@@ -1,0 +1,105 @@
+// The built-in transformation list: its size, its order, switching a pass off, and the whole
+// pipeline on a small graph.
+#include "transforms/transforms.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "transforms/support/transform_test_graph.hpp"
+
+namespace mo {
+namespace {
+
+using test::TestGraph;
+
+std::vector<std::string> order_of(const TransformRegistry& r) {
+    std::vector<std::string> ids;
+    for (auto* t : r.order()) ids.push_back(t->id());
+    return ids;
+}
+
+TEST(BuiltinTransforms, CountAndDeterministicOrder) {
+    TransformRegistry r;
+    register_builtin_transforms(r);
+    EXPECT_EQ(r.size(), 6u + 12u);  // anchors + built-ins
+    const std::vector<std::string> expected{
+        "FrontStart", "OutputCut", "FrontFinish", "PartialInference", "MiddleStart", "FuseBatchNormIntoConvolution",
+        "BatchNormToBatchNormInference", "MiddleFinish", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul",
+        "NormalizeAxes", "ReplaceFoldedWithConstants", "RemoveDeadNodes", "CompressFloatConstantsToF16",
+        "CheckOnlyOpsetOps", "BackFinish"};
+    EXPECT_EQ(order_of(r), expected);
+    TransformRegistry again;
+    register_builtin_transforms(again);
+    EXPECT_EQ(order_of(again), expected);
+}
+
+// x -> Conv -> BN -> Flatten -> Gemm -> Clip -> out; weights exactly representable in f16.
+void build_pipeline_graph(TestGraph& t) {
+    auto x = t.input(ElementType::f32, {1, 1, 2, 2}, "x");
+    auto conv = t.op("Convolution", {x, t.constant<float>({1, -1}, {2, 1, 1, 1}, "w")}, test::conv2d_attrs(), "conv");
+    auto bn = t.op("BatchNormalization",
+                   {conv, t.constant<float>({4, 3}, {2}, "scale"), t.constant<float>({0.5f, -1}, {2}, "beta"),
+                    t.constant<float>({1, 2}, {2}, "mean"), t.constant<float>({3, 0}, {2}, "var")},
+                   {{"epsilon", AttrValue(1.0)}}, "bn");
+    auto flat = t.op("Flatten", {bn}, {}, "flatten");
+    std::vector<float> b(8 * 3);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+    auto gemm = t.op("Gemm", {flat, t.constant<float>(b, {8, 3}, "B"), t.constant<float>({1, 2, 3}, {3}, "C")},
+                     {{"alpha", AttrValue(0.5)}}, "gemm");
+    auto clip = t.op("Clip", {gemm, t.constant<float>({-4}, {}, "lo"), t.constant<float>({4}, {}, "hi")}, {}, "clip");
+    clip.names().push_back("y");
+    t.output(clip, "out");
+}
+
+TEST(BuiltinTransforms, PipelineLowersEverythingAndKeepsNumbers) {
+    TestGraph t;
+    build_pipeline_graph(t);
+    std::map<std::string, Tensor> in{{"x", Tensor::from_vector<float>({1, -2, 0.5f, 3}, {1, 1, 2, 2})}};
+    auto before = test::evaluate(t.graph(), in).at(0).to_f64();
+
+    TransformRegistry r;
+    register_builtin_transforms(r);
+    r.set_overrides({}, {});
+    ConversionOptions opts;
+    r.run_all(t.graph(), TransformContext{opts});
+
+    std::map<std::string, int> types;
+    for (Node n : t->nodes()) ++types[n.type()];
+    EXPECT_EQ(types, (std::map<std::string, int>{{"Add", 2}, {"Clamp", 1}, {"Constant", 5}, {"Convert", 4},
+                                                  {"Convolution", 1}, {"MatMul", 1}, {"Parameter", 1},
+                                                  {"Reshape", 1}, {"Result", 1}}))
+        << test::dump(t.graph());
+    Node clamp = t->find_by_name("clip");
+    ASSERT_TRUE(clamp);
+    EXPECT_TRUE(clamp.is("Clamp"));
+    EXPECT_EQ(clamp.out(0).names(), std::vector<std::string>{"y"});
+    EXPECT_EQ(clamp.out(0).shape(), (PartialShape{1, 3}));
+    auto after = test::evaluate(t.graph(), in).at(0).to_f64();
+    ASSERT_EQ(after.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(after[i], before[i], 1e-6) << i;
+}
+
+TEST(BuiltinTransforms, DisabledLoweringLeavesAnInternalOpAndTheCheckNamesIt) {
+    TestGraph t;
+    build_pipeline_graph(t);
+    TransformRegistry r;
+    register_builtin_transforms(r);
+    setenv("MO_DISABLED_TRANSFORMS", "GemmToMatMul", 1);
+    r.apply_environment();
+    unsetenv("MO_DISABLED_TRANSFORMS");
+    EXPECT_FALSE(r.is_enabled(*r.find("GemmToMatMul")));
+    ConversionOptions opts;
+    try {
+        r.run_all(t.graph(), TransformContext{opts});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(e.where().find("CheckOnlyOpsetOps"), std::string::npos);
+        EXPECT_NE(e.where().find("'gemm' (Gemm)"), std::string::npos);
+    }
+    EXPECT_TRUE(t->find_by_name("gemm").is("Gemm"));
+    EXPECT_TRUE(t->find_by_name("flatten").is("Reshape"));  // the others still ran
+}
+
+}  // namespace
+}  // namespace mo

@@ -1,0 +1,228 @@
+#include "tools/cli.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+
+namespace mo {
+
+namespace {
+
+struct FlagSpec {
+    const char* name;
+    bool takes_value;
+    const char* value_name;
+    const char* help;
+};
+
+// The flags, in the order --help lists them.
+const FlagSpec kFlags[] = {
+    {"input_model", true, "FILE", "model file to convert (.onnx, or ONNX text format .prototxt)"},
+    {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
+    {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
+    {"framework", true, "NAME", "source framework: onnx (default: guessed from the file)"},
+    {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
+    {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
+    {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
+    {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
+    {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
+    {"transformations_config", true, "FILE", "configured transformations (not supported yet)"},
+    {"extensions", true, "PATHS", "plugin libraries or directories (not supported yet)"},
+    {"help", false, "", "print this help and exit"},
+    {"version", false, "", "print the version and exit"},
+};
+
+const FlagSpec* find_flag(const std::string& name) {
+    for (const FlagSpec& f : kFlags)
+        if (name == f.name) return &f;
+    return nullptr;
+}
+
+std::optional<bool> parse_bool(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (s == "true" || s == "1" || s == "yes") return true;
+    if (s == "false" || s == "0" || s == "no") return false;
+    return std::nullopt;
+}
+
+PartialShape parse_shape(const std::string& text, const std::string& flag) {
+    try {
+        return PartialShape::parse(text);
+    } catch (const Error& e) {
+        throw UsageError(e.what_part(), flag, "write shapes like [1,3,224,224], with '?' for a dynamic dim");
+    }
+}
+
+// Splits on commas outside brackets.
+std::vector<std::string> split_top_level(const std::string& text, const std::string& flag) {
+    std::vector<std::string> parts;
+    std::string cur;
+    int depth = 0;
+    for (char c : text) {
+        if (c == '[' || c == '(') ++depth;
+        if (c == ']' || c == ')') --depth;
+        if (depth < 0) throw UsageError("unbalanced brackets in '" + text + "'", flag);
+        if (c == ',' && depth == 0) {
+            parts.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (depth != 0) throw UsageError("unbalanced brackets in '" + text + "'", flag);
+    parts.push_back(cur);
+    return parts;
+}
+
+std::string trim(const std::string& s) {
+    auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+std::string brackets_of(std::string s) {  // "(1,2)" -> "[1,2]"
+    if (!s.empty() && s.front() == '(' && s.back() == ')') s = "[" + s.substr(1, s.size() - 2) + "]";
+    return s;
+}
+
+}  // namespace
+
+std::vector<PartialShape> parse_shape_list(const std::string& text) {
+    std::vector<PartialShape> shapes;
+    std::string t = trim(text);
+    bool bracketed = !t.empty() && (t.front() == '[' || t.front() == '(');
+    if (!bracketed) return {parse_shape(t, "--input_shape")};  // a single unbracketed shape: 1,3,224,224
+    for (const std::string& part : split_top_level(t, "--input_shape")) {
+        std::string p = brackets_of(trim(part));
+        if (p.size() < 2 || p.front() != '[' || p.back() != ']')
+            throw UsageError("malformed shape list '" + text + "'", "--input_shape",
+                             "write one bracketed shape per input: [1,3,224,224],[1,10]");
+        shapes.push_back(parse_shape(p, "--input_shape"));
+    }
+    return shapes;
+}
+
+std::vector<InputSpec> parse_input_list(const std::string& text) {
+    std::vector<InputSpec> specs;
+    for (const std::string& raw : split_top_level(text, "--input")) {
+        std::string part = trim(raw);
+        InputSpec spec;
+        auto open = part.find_first_of("[(");
+        spec.name = trim(part.substr(0, open));
+        if (open != std::string::npos) {
+            std::string shape = brackets_of(part.substr(open));
+            if (shape.back() != ']')
+                throw UsageError("malformed input '" + part + "'", "--input", "write name[1,3,?,?]");
+            spec.shape = parse_shape(shape, "--input");
+        }
+        if (spec.name.empty())
+            throw UsageError("an input without a name in '" + text + "'", "--input",
+                             "write names with optional shapes: a[1,3,?,?],b; use --input_shape for shapes by position");
+        specs.push_back(std::move(spec));
+    }
+    return specs;
+}
+
+CliRequest parse_command_line(const std::vector<std::string>& args) {
+    CliRequest req;
+    std::map<std::string, std::string> given;  // flag -> value, for duplicates and meta data
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "-h") {
+            req.action = CliRequest::Action::Help;
+            continue;
+        }
+        if (arg.rfind("--", 0) != 0)
+            throw UsageError("unexpected argument '" + arg + "'", "command line", "flags start with --; see mo --help");
+        std::string name = arg.substr(2);
+        std::optional<std::string> value;
+        if (auto eq = name.find('='); eq != std::string::npos) value = name.substr(eq + 1), name = name.substr(0, eq);
+        const FlagSpec* flag = find_flag(name);
+        if (!flag) throw UsageError("unknown flag '--" + name + "'", "command line", "see mo --help");
+        if (given.count(name)) throw UsageError("--" + name + " given twice", "command line");
+        if (flag->takes_value && !value) {
+            if (i + 1 >= args.size()) throw UsageError("--" + name + " needs a value", "command line", "see mo --help");
+            value = args[++i];
+        }
+        if (name == "compress_to_fp16") {
+            // A following True/False belongs to the flag; anything else is the next argument.
+            if (!value && i + 1 < args.size() && parse_bool(args[i + 1])) value = args[++i];
+            auto b = value ? parse_bool(*value) : std::optional<bool>(true);
+            if (!b) throw UsageError("--compress_to_fp16 takes True or False, not '" + *value + "'", "command line");
+            req.options.compress_to_fp16 = *b;
+            value = *b ? "True" : "False";
+        } else if (!flag->takes_value && value) {
+            throw UsageError("--" + name + " takes no value", "command line");
+        }
+        given[name] = value.value_or("");
+        if (name == "help") req.action = CliRequest::Action::Help;
+        if (name == "version" && req.action != CliRequest::Action::Help) req.action = CliRequest::Action::Version;
+    }
+    if (req.action != CliRequest::Action::Convert) return req;
+
+    ConversionOptions& o = req.options;
+    auto get = [&](const char* n) -> const std::string* {
+        auto it = given.find(n);
+        return it == given.end() ? nullptr : &it->second;
+    };
+    if (auto v = get("input_model")) o.input_model = *v;
+    else throw UsageError("--input_model is required", "command line", "mo --input_model model.onnx --output_dir out");
+    if (auto v = get("output_dir")) o.output_dir = *v;
+    if (auto v = get("model_name")) o.model_name = *v;
+    if (auto v = get("framework")) o.framework = *v;
+    if (auto v = get("log_level")) {
+        try {
+            req.log_level = parse_log_level(*v);
+        } catch (const Error& e) {
+            throw UsageError(e.what_part(), "--log_level", e.hint());
+        }
+    }
+    if (auto v = get("transformations_config")) o.transformations_config = *v;
+    if (auto v = get("extensions")) {
+        for (const std::string& p : split_top_level(*v, "--extensions"))
+            if (!trim(p).empty()) o.extensions.push_back(trim(p));
+        if (o.extensions.empty()) throw UsageError("--extensions needs a value", "command line");
+    }
+    if (auto v = get("input")) o.inputs = parse_input_list(*v);
+    if (auto v = get("input_shape")) {
+        std::vector<PartialShape> shapes = parse_shape_list(*v);
+        if (o.inputs.empty()) {
+            for (auto& s : shapes) o.inputs.push_back(InputSpec{"", std::move(s)});
+        } else {
+            if (shapes.size() != o.inputs.size())
+                throw UsageError("--input names " + std::to_string(o.inputs.size()) + " inputs but --input_shape gives " +
+                                     std::to_string(shapes.size()) + " shapes",
+                                 "command line", "give one shape per name, in the same order");
+            for (size_t k = 0; k < shapes.size(); ++k) {
+                if (o.inputs[k].shape)
+                    throw UsageError("input '" + o.inputs[k].name + "' has a shape in both --input and --input_shape",
+                                     "command line", "give the shape once");
+                o.inputs[k].shape = std::move(shapes[k]);
+            }
+        }
+    }
+    if (auto v = get("output")) {
+        for (const std::string& n : split_top_level(*v, "--output"))
+            if (!trim(n).empty()) o.outputs.push_back(trim(n));
+        if (o.outputs.empty()) throw UsageError("--output needs at least one tensor name", "command line");
+    }
+    for (const auto& [k, v] : given) o.cli_parameters.emplace_back(k, v);
+    return req;
+}
+
+std::string usage_text() {
+    std::string s =
+        "usage: mo --input_model FILE [--output_dir DIR] [options]\n\n"
+        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin).\n\n"
+        "options (--flag value or --flag=value):\n";
+    for (const FlagSpec& f : kFlags) {
+        std::string left = std::string("  --") + f.name + (f.takes_value ? " " : "") + f.value_name;
+        if (left.size() < 36) left.resize(36, ' ');
+        else left += "\n" + std::string(36, ' ');
+        s += left + f.help + "\n";
+    }
+    s += "\nexit codes: 0 success, 1 conversion error, 2 bad command line, 3 internal error\n";
+    return s;
+}
+
+}  // namespace mo

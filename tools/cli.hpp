@@ -1,0 +1,36 @@
+// The `mo` command line: flags in Model Optimizer's spelling, `--flag value` or `--flag=value`.
+// Parsing is separate from main() so tests can check it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/options.hpp"
+
+namespace mo {
+
+// A bad command line (exit code 2), as opposed to a bad model (exit code 1).
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
+struct CliRequest {
+    enum class Action { Convert, Help, Version };
+    Action action = Action::Convert;
+    ConversionOptions options;
+    LogLevel log_level = LogLevel::Warning;
+};
+
+// `args` excludes the program name. Throws UsageError.
+CliRequest parse_command_line(const std::vector<std::string>& args);
+std::string usage_text();
+
+// "[1,3,224,224],[1,10]" -> one shape per bracket group ("(..)" also accepted).
+std::vector<PartialShape> parse_shape_list(const std::string& text);
+// "a[1,3,?,?],b" -> {a, [1,3,?,?]}, {b, no shape}.
+std::vector<InputSpec> parse_input_list(const std::string& text);
+
+}  // namespace mo

@@ -1,0 +1,82 @@
+// The `mo` command: parse flags, convert, print Model Optimizer's [ SUCCESS ] summary.
+// Exit codes: 0 success, 1 conversion error, 2 bad command line, 3 internal error.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <new>
+
+#include "core/log.hpp"
+#include "tools/cli.hpp"
+#include "tools/convert.hpp"
+
+#ifndef MO_VERSION
+#define MO_VERSION "unknown"
+#endif
+
+namespace {
+
+double peak_rss_mb() {
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+std::string absolute(const std::string& path) {
+    std::error_code ec;
+    auto p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+int run(const std::vector<std::string>& args) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    mo::CliRequest req = mo::parse_command_line(args);
+    if (req.action == mo::CliRequest::Action::Help) {
+        std::cout << mo::usage_text();
+        return 0;
+    }
+    if (req.action == mo::CliRequest::Action::Version) {
+        std::cout << "mo " << MO_VERSION << " (OpenVINO IR v11)\n";
+        return 0;
+    }
+    mo::set_log_level(req.log_level);
+    mo::ConversionResult result = mo::convert(req.options);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    char line[128];
+    std::cout << "[ SUCCESS ] Generated IR version 11 model.\n"
+              << "[ SUCCESS ] XML file: " << absolute(result.xml_path) << "\n"
+              << "[ SUCCESS ] BIN file: " << absolute(result.bin_path) << "\n"
+              << "[ SUCCESS ] Layers: " << result.layers << ", weights: " << result.bin_bytes << " bytes\n";
+    std::snprintf(line, sizeof line, "[ SUCCESS ] Total execution time: %.2f seconds.\n", seconds);
+    std::cout << line;
+    std::snprintf(line, sizeof line, "[ SUCCESS ] Memory consumed: %.0f MB.\n", peak_rss_mb());
+    std::cout << line;
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        return run(args);
+    } catch (const mo::UsageError& e) {
+        std::cerr << "[ ERROR ] " << e.what() << "\n[ ERROR ] run 'mo --help' for the list of flags\n";
+        return 2;
+    } catch (const mo::Error& e) {
+        std::cerr << "[ ERROR ] " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "[ ERROR ] out of memory\n";
+        return 1;
+    } catch (const std::logic_error& e) {
+        std::cerr << "[ ERROR ] " << e.what() << "\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "[ ERROR ] internal error (please report): " << e.what() << "\n";
+        return 3;
+    }
+}

@@ -1,0 +1,35 @@
+// Constant<f32>(v) -> Convert<f32>(Constant<f16>(v)), the Convert marked as decompression.
+#pragma once
+
+#include "transforms/transformation.hpp"
+
+namespace mo {
+
+// Enabled by ConversionOptions::compress_to_fp16. Skips constants feeding an input listed in
+// the consumer's OpSchema::precision_sensitive_inputs and constants with a finite value beyond
+// the f16 range (|v| > 65504). The Convert takes the constant's name and tensor names (and gets
+// rt_info decompression = "0"); the f16 constant is named "<name>_compressed".
+class CompressFloatConstantsToF16 final : public Transformation {
+public:
+    std::string id() const override { return "CompressFloatConstantsToF16"; }
+    Phase phase() const override { return Phase::Back; }
+    // Compress what will really be written: folded values and no dead constants.
+    std::vector<std::string> run_after() const override { return {"ReplaceFoldedWithConstants", "RemoveDeadNodes"}; }
+    bool condition(const Graph&, const TransformContext& ctx) const override { return ctx.options.compress_to_fp16; }
+    bool run(Graph& graph, const TransformContext& ctx) override;
+};
+
+// Final check: every remaining op must be an opset op (internal ops were not lowered).
+class CheckOnlyOpsetOps final : public Transformation {
+public:
+    std::string id() const override { return "CheckOnlyOpsetOps"; }
+    Phase phase() const override { return Phase::Back; }
+    // Last of the built-in back transformations.
+    std::vector<std::string> run_after() const override {
+        return {"CompressFloatConstantsToF16", "RemoveDeadNodes", "ReplaceFoldedWithConstants", "NormalizeAxes",
+                "GemmToMatMul", "FlattenToReshape", "ClipToClamp"};
+    }
+    bool run(Graph& graph, const TransformContext& ctx) override;
+};
+
+}  // namespace mo

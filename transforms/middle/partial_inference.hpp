@@ -1,0 +1,49 @@
+// Shape inference and constant folding: for each node in topological order,
+// out(j).{type, shape} := op.infer(inputs), and out(j).value := op.eval(input values) when
+// every connected input has a known value.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "transforms/registry.hpp"
+#include "transforms/transformation.hpp"
+
+namespace mo {
+
+// Opens the middle phase; the registry re-runs it after every later change. Incremental: a
+// node is re-inferred only when it is marked (inputs, attributes or op changed) or when
+// something about its inputs (source, type, shape, value) differs from its last inference,
+// so a re-run costs one walk over nodes + edges. Parameters are never folded; outputs above
+// kMaxFoldedElements are folded only when every input is a Constant. ShapeOf of a static
+// shape is folded from the shape alone. An eval that throws mo::Error leaves the node unfolded.
+class PartialInference final : public Transformation {
+public:
+    static constexpr int64_t kMaxFoldedElements = 10'000'000;
+
+    std::string id() const override { return kPartialInferenceId; }
+    Phase phase() const override { return Phase::Middle; }
+    std::vector<std::string> run_after() const override { return {anchors::FrontFinish}; }
+    std::vector<std::string> run_before() const override { return {anchors::MiddleStart}; }
+    bool run(Graph& graph, const TransformContext& ctx) override;
+
+    // Infers (and folds) one node now, regardless of its marks. Returns whether an output changed.
+    static bool infer_node(Node node);
+
+    // What a node's inputs looked like at its last inference.
+    struct InputState {
+        uint64_t source = UINT64_MAX;
+        size_t port = 0;
+        ElementType type = ElementType::dynamic;
+        PartialShape shape;
+        const void* value = nullptr;
+        bool operator==(const InputState&) const = default;
+    };
+
+private:
+    const Graph* graph_ = nullptr;
+    std::unordered_map<uint64_t, std::vector<InputState>> last_inputs_;
+};
+
+}  // namespace mo

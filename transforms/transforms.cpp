@@ -1,0 +1,35 @@
+// The built-in transformations, listed explicitly (static self-registration would be dropped
+// by the linker). Their order comes from run_after / run_before, not from this list.
+#include "transforms/transforms.hpp"
+
+#include "transforms/back/clip_to_clamp.hpp"
+#include "transforms/back/compress_to_f16.hpp"
+#include "transforms/back/flatten_to_reshape.hpp"
+#include "transforms/back/gemm_to_matmul.hpp"
+#include "transforms/back/normalize_axes.hpp"
+#include "transforms/back/replace_folded.hpp"
+#include "transforms/front/output_cut.hpp"
+#include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/partial_inference.hpp"
+
+namespace mo {
+
+void register_builtin_transforms(TransformRegistry& r) {
+    // front
+    r.add(std::make_unique<OutputCut>());
+    // middle
+    r.add(std::make_unique<PartialInference>());
+    r.add(std::make_unique<FuseBatchNormIntoConvolution>());
+    r.add(std::make_unique<BatchNormToBatchNormInference>());
+    // back
+    r.add(std::make_unique<GemmToMatMul>());
+    r.add(std::make_unique<FlattenToReshape>());
+    r.add(std::make_unique<ClipToClamp>());
+    r.add(std::make_unique<NormalizeAxes>());
+    r.add(std::make_unique<ReplaceFoldedWithConstants>());
+    r.add(std::make_unique<RemoveDeadNodes>());
+    r.add(std::make_unique<CompressFloatConstantsToF16>());
+    r.add(std::make_unique<CheckOnlyOpsetOps>());
+}
+
+}  // namespace mo

@@ -91,18 +91,24 @@ __attribute__((target("avx,f16c"))) static void f16_to_f32_f16c(const uint16_t* 
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
     for (; i < n; ++i) dst[i] = f16_to_f32(src[i]);
 }
-static const bool kHasF16C = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+static bool has_f16c() {
+    static const bool yes = [] {
+        __builtin_cpu_init();  // needed when first called from a static initializer
+        return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    }();
+    return yes;
+}
 #endif
 
 void f32_to_f16(const float* src, uint16_t* dst, size_t n) {
 #if defined(__x86_64__)
-    if (kHasF16C) return f32_to_f16_f16c(src, dst, n);
+    if (has_f16c()) return f32_to_f16_f16c(src, dst, n);
 #endif
     for (size_t i = 0; i < n; ++i) dst[i] = f32_to_f16(src[i]);
 }
 void f16_to_f32(const uint16_t* src, float* dst, size_t n) {
 #if defined(__x86_64__)
-    if (kHasF16C) return f16_to_f32_f16c(src, dst, n);
+    if (has_f16c()) return f16_to_f32_f16c(src, dst, n);
 #endif
     for (size_t i = 0; i < n; ++i) dst[i] = f16_to_f32(src[i]);
 }

@@ -1,5 +1,7 @@
 #include "core/tensor.hpp"
 
+#include <sys/mman.h>
+
 #include "core/error.hpp"
 #include "core/float16.hpp"
 
@@ -10,9 +12,25 @@ OwnedBuffer::OwnedBuffer(std::vector<std::byte> bytes) : bytes_(std::move(bytes)
     size_ = bytes_.size();
 }
 
-OwnedBuffer::OwnedBuffer(size_t size) : bytes_(size) {
+OwnedBuffer::OwnedBuffer(size_t size) {
+    constexpr size_t kLarge = size_t{4} << 20;
+    if (size >= kLarge) {
+        void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            ::madvise(p, size, MADV_HUGEPAGE);  // advice only: fine if refused
+            mapping_ = p;
+            data_ = static_cast<const std::byte*>(p);
+            size_ = size;
+            return;
+        }
+    }
+    bytes_.resize(size);
     data_ = bytes_.data();
     size_ = size;
+}
+
+OwnedBuffer::~OwnedBuffer() {
+    if (mapping_) ::munmap(mapping_, size_);
 }
 
 ViewBuffer::ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size, bool file_view)

@@ -30,15 +30,20 @@ protected:
     size_t size_ = 0;
 };
 
-// A buffer that owns its bytes.
+// A buffer that owns its bytes. Large ones come straight from the kernel (zero pages, huge
+// pages where allowed) so that allocating a big folded or compressed weight costs no memset.
 class OwnedBuffer final : public Buffer {
 public:
     explicit OwnedBuffer(std::vector<std::byte> bytes);
     explicit OwnedBuffer(size_t size);  // zero-filled
-    std::byte* mutable_data() { return bytes_.data(); }
+    ~OwnedBuffer() override;
+    OwnedBuffer(const OwnedBuffer&) = delete;
+    OwnedBuffer& operator=(const OwnedBuffer&) = delete;
+    std::byte* mutable_data() { return const_cast<std::byte*>(data_); }
 
 private:
     std::vector<std::byte> bytes_;
+    void* mapping_ = nullptr;  // set for large buffers
 };
 
 // A view of `size` bytes at `data` that keeps `owner` (e.g. a MappedFile) alive.

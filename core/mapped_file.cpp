@@ -31,12 +31,13 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
         }
         f->data_ = static_cast<const std::byte*>(p);
     }
-    ::close(fd);
+    f->fd_ = fd;
     return f;
 }
 
 MappedFile::~MappedFile() {
     if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
 }
 
 void MappedFile::release_pages(const std::byte* ptr, size_t len) {

@@ -21,6 +21,8 @@ public:
     size_t size() const { return size_; }
     std::span<const std::byte> bytes() const { return {data_, size_}; }
     const std::string& path() const { return path_; }
+    // The open descriptor of the file (kept for in-kernel copies of its bytes).
+    int fd() const { return fd_; }
 
     // Tells the kernel this process no longer needs the pages of [ptr, ptr+len); they leave
     // the resident set but stay readable (they are paged in again on the next access).
@@ -30,6 +32,7 @@ private:
     MappedFile() = default;
     const std::byte* data_ = nullptr;
     size_t size_ = 0;
+    int fd_ = -1;
     std::string path_;
 };
 

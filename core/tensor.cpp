@@ -33,8 +33,14 @@ OwnedBuffer::~OwnedBuffer() {
     if (mapping_) ::munmap(mapping_, size_);
 }
 
-ViewBuffer::ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size, bool file_view)
-    : owner_(std::move(owner)), file_view_(file_view) {
+ViewBuffer::ViewBuffer(std::shared_ptr<const MappedFile> file, const std::byte* data, size_t size)
+    : file_(std::move(file)) {
+    MO_ASSERT(file_ && data >= file_->data() && data + size <= file_->data() + file_->size(), "view outside its file");
+    data_ = data;
+    size_ = size;
+}
+
+ViewBuffer::ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size) : owner_(std::move(owner)) {
     data_ = data;
     size_ = size;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/element_type.hpp"
+#include "core/mapped_file.hpp"
 #include "core/shape.hpp"
 
 namespace mo {
@@ -22,8 +23,10 @@ public:
     virtual ~Buffer() = default;
     const std::byte* data() const { return data_; }
     size_t size() const { return size_; }
-    // True when the bytes live in a mapped file (the emitter may drop their pages after use).
-    virtual bool is_file_view() const { return false; }
+    // The mapped model file these bytes live in, or nullptr. The emitter copies such bytes
+    // file-to-file and drops their pages after use.
+    virtual const MappedFile* source_file() const { return nullptr; }
+    bool is_file_view() const { return source_file() != nullptr; }
 
 protected:
     const std::byte* data_ = nullptr;
@@ -46,15 +49,17 @@ private:
     void* mapping_ = nullptr;  // set for large buffers
 };
 
-// A view of `size` bytes at `data` that keeps `owner` (e.g. a MappedFile) alive.
+// A view of `size` bytes at `data` that keeps their owner alive: a mapped file (weights read
+// from the model) or any other owner (e.g. a parsed protobuf message).
 class ViewBuffer final : public Buffer {
 public:
-    ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size, bool file_view);
-    bool is_file_view() const override { return file_view_; }
+    ViewBuffer(std::shared_ptr<const MappedFile> file, const std::byte* data, size_t size);
+    ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size);
+    const MappedFile* source_file() const override { return file_.get(); }
 
 private:
+    std::shared_ptr<const MappedFile> file_;
     std::shared_ptr<const void> owner_;
-    bool file_view_;
 };
 
 class Tensor {

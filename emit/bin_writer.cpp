@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "core/mapped_file.hpp"
@@ -110,39 +108,13 @@ uint64_t sampled_hash(const std::byte* data, size_t size, bool file_view) {
 
 BinWriter::BinWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) { buffer_.reserve(kBufferSize); }
 
-BinWriter::~BinWriter() {
-    for (const auto& [path, fd] : source_fds_)
-        if (fd >= 0) ::close(fd);
-}
+BinWriter::~BinWriter() = default;
 
-size_t BinWriter::copy_from_mapped_file(const std::byte* data, size_t size) {
-    if (!mappings_read_) {
-        mappings_read_ = true;
-        std::ifstream maps("/proc/self/maps");
-        std::string line;
-        while (std::getline(maps, line)) {
-            unsigned long long begin = 0, end = 0, offset = 0, inode = 0;
-            char perms[8] = {}, dev[32] = {};
-            int consumed = 0;
-            if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %31s %llu %n", &begin, &end, perms, &offset, dev, &inode,
-                            &consumed) < 6 || inode == 0 || consumed <= 0)
-                continue;
-            std::string file = line.substr(static_cast<size_t>(consumed));
-            if (file.empty() || file[0] != '/') continue;
-            mappings_.push_back(Mapping{static_cast<uintptr_t>(begin), static_cast<uintptr_t>(end), offset, file});
-        }
-    }
-    const auto addr = reinterpret_cast<uintptr_t>(data);
-    auto m = std::find_if(mappings_.begin(), mappings_.end(),
-                          [&](const Mapping& x) { return x.begin <= addr && addr + size <= x.end; });
-    if (m == mappings_.end()) return 0;
-    auto [it, inserted] = source_fds_.emplace(m->path, -1);
-    if (inserted) it->second = ::open(m->path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (it->second < 0) return 0;
-    loff_t src = static_cast<loff_t>(m->file_offset + (addr - m->begin));
+size_t BinWriter::copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size) {
+    loff_t src = static_cast<loff_t>(data - file.data());
     size_t copied = 0;
     while (copied < size) {
-        ssize_t n = ::copy_file_range(it->second, &src, fd_, nullptr, size - copied, 0);
+        ssize_t n = ::copy_file_range(file.fd(), &src, fd_, nullptr, size - copied, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;  // unsupported here (EXDEV, EINVAL, ...): the caller writes the rest
         copied += static_cast<size_t>(n);
@@ -217,7 +189,7 @@ BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data,
         return {dup->offset, size};
     }
     const uint64_t offset = end_;
-    size_t done = file_view ? copy_from_mapped_file(data, size) : 0;
+    size_t done = file_view ? copy_from_mapped_file(*buffer.source_file(), data, size) : 0;
     for_each_chunk(data + done, size - done, [&](const std::byte* p, size_t len) {
         write_fully(p, len);
         release_if_file_view(file_view, p, len);

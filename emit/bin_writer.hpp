@@ -50,16 +50,7 @@ private:
     void write_fully(const std::byte* data, size_t size);
     // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
     // does): they are never paged into this process. Returns how many bytes it copied.
-    size_t copy_from_mapped_file(const std::byte* data, size_t size);
-
-    struct Mapping {  // a line of /proc/self/maps
-        uintptr_t begin, end;
-        uint64_t file_offset;
-        std::string path;
-    };
-    std::vector<Mapping> mappings_;
-    bool mappings_read_ = false;
-    std::unordered_map<std::string, int> source_fds_;
+    size_t copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size);
 
     int fd_;
     std::string path_;

@@ -110,7 +110,7 @@ Tensor OnnxTensorReader::read(const onnx::TensorProto& t, const std::string& whe
     if (raw) {
         size_t need = byte_size(type, static_cast<size_t>(shape_size(shape)));
         if (raw_size != need) size_mismatch(where, need, raw_size, "bytes");
-        auto view = std::make_shared<ViewBuffer>(raw_owner, raw, raw_size, true);
+        auto view = std::make_shared<ViewBuffer>(raw_owner, raw, raw_size);
         return Tensor(type, shape, std::move(view));
     }
     if (t.has_raw_data()) return copy_bytes(t.raw_data().data(), t.raw_data().size(), type, shape, where);
@@ -168,7 +168,7 @@ Tensor OnnxTensorReader::read_external(const onnx::TensorProto& t, ElementType t
         throw Error("external data at offset " + std::to_string(offset) + " needs " + std::to_string(need) +
                         " bytes but '" + location + "' has only " + std::to_string(avail) + " left",
                     where, "the data file is truncated or the offset is wrong");
-    auto view = std::make_shared<ViewBuffer>(mapped, mapped->data() + offset, need, true);
+    auto view = std::make_shared<ViewBuffer>(mapped, mapped->data() + offset, need);
     return Tensor(type, shape, std::move(view));
 }
 

@@ -97,8 +97,8 @@ TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
     std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(content.data()), content.size());
     auto file = MappedFile::open(src);
     // Two views of the same file: one large, one small, plus the large one again (a duplicate).
-    auto view_large = std::make_shared<ViewBuffer>(file, file->data() + 1, content.size() - 1, true);
-    auto view_small = std::make_shared<ViewBuffer>(file, file->data() + 10, 1000, true);
+    auto view_large = std::make_shared<ViewBuffer>(file, file->data() + 1, content.size() - 1);
+    auto view_small = std::make_shared<ViewBuffer>(file, file->data() + 10, 1000);
     Sink sink;
     BinWriter w(sink.fd, sink.path);
     EXPECT_EQ(w.add(*view_small, view_small->data(), view_small->size()).offset, 0u);

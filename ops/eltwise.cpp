@@ -18,20 +18,6 @@
 namespace mo {
 namespace {
 
-// A schema with its identity, arity and attributes; infer and eval are set by the caller.
-OpSchema make_schema(std::string type, std::string ir_type, std::string version, size_t min_inputs, size_t max_inputs,
-                     std::vector<AttrSpec> attrs = {}) {
-    OpSchema s;
-    s.type = std::move(type);
-    s.ir_type = std::move(ir_type);
-    s.ir_version = std::move(version);
-    s.min_inputs = min_inputs;
-    s.max_inputs = max_inputs;
-    s.num_outputs = 1;
-    s.attrs = std::move(attrs);
-    return s;
-}
-
 // ---- Element types ---------------------------------------------------------------------------
 
 enum class Accepts { Any, Numeric, Float, Boolean };
@@ -240,7 +226,7 @@ OpSchema unary(std::string type, std::string version, Accepts acc, Make make, bo
     if (required_params == SIZE_MAX) required_params = params;
     // Relu is the one unary op whose IR spelling differs ("ReLU").
     const std::string ir_type = type == "Relu" ? "ReLU" : type;
-    OpSchema s = make_schema(type, ir_type, std::move(version), 1 + required_params, 1 + params, std::move(attrs));
+    OpSchema s = make_schema(type, ir_type, std::move(version), 1 + required_params, 1 + params, 1, std::move(attrs));
     s.infer = [acc, params](InferContext& c) {
         check_type(c, 0, acc);
         for (size_t i = 1; i <= params && c.has_input(i); ++i) {
@@ -293,7 +279,7 @@ template <typename Make>
 OpSchema binary(std::string type, BinaryKind kind, Make make, std::vector<AttrSpec> extra_attrs = {}) {
     std::vector<AttrSpec> attrs = std::move(extra_attrs);
     attrs.push_back({"auto_broadcast", AttrKind::String, std::string("numpy")});
-    OpSchema s = make_schema(type, type, "opset1", 2, 2, std::move(attrs));
+    OpSchema s = make_schema(type, type, "opset1", 2, 2, 1, std::move(attrs));
     const Accepts acc = kind == BinaryKind::Arithmetic ? Accepts::Numeric
                         : kind == BinaryKind::Logical  ? Accepts::Boolean
                                                        : Accepts::Any;
@@ -424,7 +410,7 @@ Tensor convert_tensor(const Tensor& x, ElementType to) {
 }
 
 OpSchema convert() {
-    OpSchema s = make_schema("Convert", "Convert", "opset1", 1, 1, {{"destination_type", AttrKind::Type, {}}});
+    OpSchema s = make_schema("Convert", "Convert", "opset1", 1, 1, 1, {{"destination_type", AttrKind::Type, {}}});
     s.infer = [](InferContext& c) {
         ElementType to = c.attr<ElementType>("destination_type");
         if (to == ElementType::string || c.in_type(0) == ElementType::string)
@@ -438,7 +424,7 @@ OpSchema convert() {
 }
 
 OpSchema select() {
-    OpSchema s = make_schema("Select", "Select", "opset1", 3, 3, {{"auto_broadcast", AttrKind::String, std::string("numpy")}});
+    OpSchema s = make_schema("Select", "Select", "opset1", 3, 3, 1, {{"auto_broadcast", AttrKind::String, std::string("numpy")}});
     s.infer = [](InferContext& c) {
         check_type(c, 0, Accepts::Boolean);
         ElementType t = merge_types(c, {1, 2});

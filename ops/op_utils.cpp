@@ -5,6 +5,19 @@
 
 namespace mo {
 
+OpSchema make_schema(std::string type, std::string ir_type, std::string version, size_t min_inputs,
+                     size_t max_inputs, size_t outputs, std::vector<AttrSpec> attrs) {
+    OpSchema s;
+    s.type = std::move(type);
+    s.ir_type = std::move(ir_type);
+    s.ir_version = std::move(version);
+    s.min_inputs = min_inputs;
+    s.max_inputs = max_inputs;
+    s.num_outputs = outputs;
+    s.attrs = std::move(attrs);
+    return s;
+}
+
 std::vector<int64_t> row_major_strides(const Shape& shape) {
     std::vector<int64_t> s(shape.size(), 1);
     for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/op_schema.hpp"
 #include "core/tensor.hpp"
 
 namespace mo {
@@ -34,6 +35,10 @@ decltype(auto) dispatch_type(ElementType t, F&& f, bool allow_bool = true) {
     }
     throw Error("evaluation of " + std::string(ir_name(t)) + " tensors is not supported");
 }
+
+// A schema with its identity, arity and attributes; the caller sets infer and eval.
+OpSchema make_schema(std::string type, std::string ir_type, std::string version, size_t min_inputs,
+                     size_t max_inputs, size_t outputs = 1, std::vector<AttrSpec> attrs = {});
 
 // Row-major strides of a static shape (in elements).
 std::vector<int64_t> row_major_strides(const Shape& shape);

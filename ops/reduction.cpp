@@ -16,18 +16,6 @@
 namespace mo {
 namespace {
 
-OpSchema make_schema(std::string type, std::string ir_type, std::string version, size_t min_inputs, size_t max_inputs,
-                     size_t outputs, std::vector<AttrSpec> attrs) {
-    OpSchema s;
-    s.type = std::move(type);
-    s.ir_type = std::move(ir_type);
-    s.ir_version = std::move(version);
-    s.min_inputs = min_inputs;
-    s.max_inputs = max_inputs;
-    s.num_outputs = outputs;
-    s.attrs = std::move(attrs);
-    return s;
-}
 
 enum class Accepts { Numeric, Float, Boolean, Integer };
 

@@ -5,6 +5,7 @@
 
 #include "core/graph.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -24,16 +25,8 @@ AttrMap conv_attrs(Ints strides, Ints pads_begin, Ints pads_end, Ints dilations,
             {"dilations", dilations}, {"auto_pad", auto_pad}};
 }
 
-std::vector<float> values(const Tensor& t) {
-    const float* d = t.data<float>();
-    return {d, d + t.size()};
-}
-
-std::vector<float> iota(size_t n, float from = 1) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = from + static_cast<float>(i);
-    return v;
-}
+std::vector<float> values(const Tensor& t) { return test::values<float>(t); }
+using test::iota;
 
 TEST(ConvolutionOps, ResNetStemShape) {
     GraphBuilder b;

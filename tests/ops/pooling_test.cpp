@@ -3,6 +3,7 @@
 
 #include "core/graph.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -30,16 +31,8 @@ AttrMap avg_attrs(Ints kernel, Ints strides, Ints pads_begin, Ints pads_end, boo
     return a;
 }
 
-std::vector<float> values(const Tensor& t) {
-    const float* d = t.data<float>();
-    return {d, d + t.size()};
-}
-
-std::vector<float> iota(size_t n, float from = 1) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = from + static_cast<float>(i);
-    return v;
-}
+std::vector<float> values(const Tensor& t) { return test::values<float>(t); }
+using test::iota;
 
 TEST(PoolingOps, FloorAndCeilRounding) {
     GraphBuilder b;

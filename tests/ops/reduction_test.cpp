@@ -11,6 +11,7 @@
 #include "core/graph.hpp"
 #include "ops/ops.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -18,28 +19,10 @@ namespace {
 using test::GraphBuilder;
 using ET = ElementType;
 
-void infer(Node n) {
-    InferContext c(n);
-    n.op().infer(c);
-}
-
-// Builds `type` over constant inputs, infers it, evaluates it, and checks that evaluation
-// agrees with inference on every output's type and shape.
 std::vector<Tensor> run(const std::string& type, const std::vector<Tensor>& inputs, const AttrMap& attrs = {}) {
-    GraphBuilder b;
-    std::vector<OutPort> ports;
-    for (size_t i = 0; i < inputs.size(); ++i)
-        ports.push_back(b.graph().add_constant("in" + std::to_string(i), inputs[i]).out(0));
-    Node n = b.node(type, ports, attrs);
-    infer(n);
-    auto out = n.op().eval(n, inputs);
-    EXPECT_EQ(out.size(), n.output_count());
-    for (size_t j = 0; j < out.size(); ++j) {
-        EXPECT_EQ(out[j].type(), n.out(j).type()) << type << " output " << j;
-        EXPECT_EQ(PartialShape(out[j].shape()), n.out(j).shape()) << type << " output " << j;
-    }
-    return out;
+    return test::run_op(type, inputs, attrs);
 }
+using test::infer;
 
 Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
 Tensor f32(std::vector<float> v) { Shape s{int64_t(v.size())}; return f32(std::move(v), s); }
@@ -48,10 +31,7 @@ Tensor i32(std::vector<int32_t> v) { Shape s{int64_t(v.size())}; return i32(std:
 Tensor axes(std::vector<int64_t> v) { Shape s{int64_t(v.size())}; return Tensor::from_vector<int64_t>(v, s); }
 Tensor scalar_i64(int64_t v) { return Tensor::scalar<int64_t>(v); }
 
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-    return std::vector<T>(t.data<T>(), t.data<T>() + t.size());
-}
+using test::values;
 
 void expect_near(const Tensor& t, const std::vector<float>& expected, float tol = 1e-5f) {
     ASSERT_EQ(t.type(), ET::f32);

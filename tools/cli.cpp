@@ -29,6 +29,9 @@ const FlagSpec kFlags[] = {
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
     {"transformations_config", true, "FILE", "configured transformations (not supported yet)"},
     {"extensions", true, "PATHS", "plugin libraries or directories (not supported yet)"},
+    {"validate", false, "", "evaluate the written IR and compare it (see --validate_outputs); exit 1 beyond tolerance"},
+    {"validate_inputs", true, "FILES", "comma-separated .npy inputs for --validate, by position or name=file (default: seeded random)"},
+    {"validate_outputs", true, "FILES", "comma-separated reference .npy outputs (e.g. from the source framework)"},
     {"help", false, "", "print this help and exit"},
     {"version", false, "", "print the version and exit"},
 };
@@ -206,7 +209,19 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
             if (!trim(n).empty()) o.outputs.push_back(trim(n));
         if (o.outputs.empty()) throw UsageError("--output needs at least one tensor name", "command line");
     }
-    for (const auto& [k, v] : given) o.cli_parameters.emplace_back(k, v);
+    auto file_list = [&](const char* flag) {
+        std::vector<std::string> files;
+        if (auto v = get(flag))
+            for (const std::string& f : split_top_level(*v, std::string("--") + flag))
+                if (!trim(f).empty()) files.push_back(trim(f));
+        return files;
+    };
+    req.validation.inputs = file_list("validate_inputs");
+    req.validation.outputs = file_list("validate_outputs");
+    req.validation.enabled = get("validate") || !req.validation.inputs.empty() || !req.validation.outputs.empty();
+    // Validation flags do not change the IR, so they stay out of its conversion parameters.
+    for (const auto& [k, v] : given)
+        if (k.rfind("validate", 0) != 0) o.cli_parameters.emplace_back(k, v);
     return req;
 }
 

@@ -17,11 +17,20 @@ public:
     using Error::Error;
 };
 
+// --validate: evaluate the IR read back from disk and compare it with reference outputs, or
+// without them with the source graph as extracted.
+struct ValidationRequest {
+    bool enabled = false;
+    std::vector<std::string> inputs;   // .npy files, by position or name=file
+    std::vector<std::string> outputs;  // reference .npy files, in output order
+};
+
 struct CliRequest {
     enum class Action { Convert, Help, Version };
     Action action = Action::Convert;
     ConversionOptions options;
     LogLevel log_level = LogLevel::Warning;
+    ValidationRequest validation;
 };
 
 // `args` excludes the program name. Throws UsageError.

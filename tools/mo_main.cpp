@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "tools/cli.hpp"
 #include "tools/convert.hpp"
+#include "tools/validate_conversion.hpp"
 
 #ifndef MO_VERSION
 #define MO_VERSION "unknown"
@@ -54,7 +55,12 @@ int run(const std::vector<std::string>& args) {
     std::cout << line;
     std::snprintf(line, sizeof line, "[ SUCCESS ] Memory consumed: %.0f MB.\n", peak_rss_mb());
     std::cout << line;
-    return 0;
+    if (!req.validation.enabled) return 0;
+    mo::ConversionValidation v = mo::validate_conversion(req.options, result, req.validation);
+    std::cout << "[ VALIDATE ] " << v.report;
+    if (!v.report.empty() && v.report.back() != '\n') std::cout << "\n";
+    std::cout << (v.ok ? "[ VALIDATE ] passed\n" : "[ VALIDATE ] FAILED: outputs differ beyond tolerance (the IR was written)\n");
+    return v.ok ? 0 : 1;
 }
 
 }  // namespace

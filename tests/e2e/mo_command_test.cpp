@@ -16,8 +16,8 @@ struct MoRun {
     std::string output;  // stdout and stderr
 };
 
-MoRun run_mo(const std::string& args) {
-    std::string cmd = std::string(MO_BINARY) + " " + args + " 2>&1";
+MoRun run_command(const std::string& binary, const std::string& args) {
+    std::string cmd = binary + " " + args + " 2>&1";
     MoRun r{-1, {}};
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -28,6 +28,8 @@ MoRun run_mo(const std::string& args) {
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
 }
+
+MoRun run_mo(const std::string& args) { return run_command(MO_BINARY, args); }
 
 const std::string kSample = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
 
@@ -71,6 +73,28 @@ TEST(MoCommand, HelpAndVersion) {
     MoRun version = run_mo("--version");
     EXPECT_EQ(version.exit_code, 0);
     EXPECT_EQ(version.output.rfind("mo ", 0), 0u) << version.output;
+}
+
+TEST(MoCommand, ValidateAndMoRunEvaluateTheWrittenIr) {
+    test::ScratchDir dir("cli");
+    MoRun converted = run_mo("--input_model " + kSample + " --output_dir " + dir.file("out") +
+                             " --compress_to_fp16=False --validate");
+    EXPECT_EQ(converted.exit_code, 0) << converted.output;
+    EXPECT_NE(converted.output.find("source graph as extracted"), std::string::npos) << converted.output;
+    EXPECT_NE(converted.output.find("[ VALIDATE ] passed"), std::string::npos) << converted.output;
+
+    // mo-run writes the outputs; fed back as references they match exactly, and a reference
+    // from another seed's inputs does not.
+    MoRun first = run_command(MO_RUN_BINARY, dir.file("out/tiny_cnn.xml") + " --seed 1 --out " + dir.file("seed1"));
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    std::vector<std::string> written;
+    for (const auto& e : std::filesystem::directory_iterator(dir.file("seed1"))) written.push_back(e.path().string());
+    ASSERT_EQ(written.size(), 1u);
+    const std::string& reference = written[0];
+    EXPECT_EQ(run_command(MO_RUN_BINARY, dir.file("out/tiny_cnn.xml") + " --seed 1 --reference " + reference).exit_code, 0);
+    MoRun other = run_command(MO_RUN_BINARY, dir.file("out/tiny_cnn.xml") + " --seed 2 --reference " + reference);
+    EXPECT_EQ(other.exit_code, 1) << other.output;
+    EXPECT_NE(other.output.find("FAIL"), std::string::npos) << other.output;
 }
 
 }  // namespace

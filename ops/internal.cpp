@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/graph.hpp"
+#include "ops/normalization.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
 
@@ -122,52 +123,6 @@ std::vector<Tensor> eval_flatten(const Node& n, const std::vector<Tensor>& input
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= s[static_cast<size_t>(i)];
     return {inputs[0].reshaped({outer, inner})};
-}
-
-// ---------------------------------------------------------------- BatchNormalization
-
-// ONNX BatchNormalization (inference): Y = (X - mean) / sqrt(var + epsilon) * scale + B, per
-// channel (axis 1); scale, B, mean, var are 1D of size C.
-void infer_batch_norm(InferContext& c) {
-    const auto& x = c.in_shape(0);
-    if (x.rank_is_static() && x.rank() < 2) c.fail("input X must have rank >= 2 (N, C, ...)");
-    Dimension channels = x.rank_is_static() ? x[1] : Dimension::dynamic();
-    static const char* names[] = {"X", "scale", "B", "mean", "var"};
-    for (size_t i = 1; i < 5; ++i) {
-        const auto& s = c.in_shape(i);
-        if (!s.rank_is_static()) continue;
-        if (s.rank() != 1) c.fail(std::string("input ") + names[i] + " must be 1D, got rank " + std::to_string(s.rank()));
-        if (!s[0].compatible(channels))
-            c.fail(std::string("input ") + names[i] + " has " + s[0].to_string() + " elements for " + channels.to_string() + " channels");
-        channels = Dimension::merge(channels, s[0]);
-    }
-    PartialShape out = x;
-    if (out.rank_is_static()) out[1] = channels;
-    c.set_output(0, c.in_type(0), out);
-}
-
-std::vector<Tensor> eval_batch_norm(const Node& n, const std::vector<Tensor>& inputs) {
-    const double eps = n.attr<double>("epsilon");
-    return eval_numeric(inputs, [&]<typename T>(const std::vector<Tensor>& in) {
-        const Shape& s = in[0].shape();
-        MO_ASSERT(s.size() >= 2);
-        const int64_t channels = s[1];
-        int64_t spatial = 1;
-        for (size_t i = 2; i < s.size(); ++i) spatial *= s[i];
-        auto scale = in[1].to_f64(), bias = in[2].to_f64(), mean = in[3].to_f64(), var = in[4].to_f64();
-        MO_ASSERT(static_cast<int64_t>(scale.size()) == channels && bias.size() == scale.size() &&
-                  mean.size() == scale.size() && var.size() == scale.size());
-        Tensor out = Tensor::allocate(in[0].type(), s);
-        const T* x = in[0].data<T>();
-        T* y = out.mutable_data<T>();
-        const int64_t total = shape_size(s);
-        for (int64_t i = 0; i < total; ++i) {
-            auto ch = static_cast<size_t>((i / spatial) % channels);
-            double v = (static_cast<double>(x[i]) - mean[ch]) / std::sqrt(var[ch] + eps) * scale[ch] + bias[ch];
-            y[i] = static_cast<T>(v);
-        }
-        return std::vector<Tensor>{out};
-    });
 }
 
 // ---------------------------------------------------------------- Clip

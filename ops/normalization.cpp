@@ -4,10 +4,10 @@
 
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
+#include "ops/normalization.hpp"
 #include "ops/ops.hpp"
 
 namespace mo {
-namespace {
 
 void infer_batch_norm(InferContext& c) {
     const PartialShape& data = c.in_shape(0);
@@ -57,6 +57,8 @@ std::vector<Tensor> eval_batch_norm(const Node& n, const std::vector<Tensor>& in
         return std::vector<Tensor>{y};
     });
 }
+
+namespace {
 
 void check_eps_mode(const std::string& mode, const std::string& where) {
     if (mode != "INSIDE_SQRT" && mode != "OUTSIDE_SQRT" && mode != "inside_sqrt" && mode != "outside_sqrt")

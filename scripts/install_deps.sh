@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev libpugixml-dev
   libprotobuf-dev protobuf-compiler libonnx-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
+  libonnx-testdata  # ONNX backend tests for mo-conformance
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -10,8 +10,15 @@ namespace {
 bool reduction_axes(OnnxExtractContext& c, OutPort& axes) {
     bool axes_is_input = c.node().framework().type == "ReduceSum" && c.opset() >= 13;
     if (axes_is_input && c.has_input(1)) {
+        // An empty axes tensor means "all axes" (or a no-op): decide it here, since OpenVINO
+        // reduces nothing over empty axes. That needs the length known at conversion time.
         const Tensor* v = c.input_value(1);
-        if (!v || v->size() > 0) {
+        const PartialShape& s = c.input(1).shape();
+        const bool empty = v ? v->size() == 0 : s.is_static() && shape_size(s.to_shape()) == 0;
+        if (!v && !s.is_static())
+            c.fail("ReduceSum axes computed at run time with a length unknown at conversion time are not supported",
+                   "give the axes input a static shape (or a constant value)");
+        if (!empty) {
             axes = c.input(1);
             return true;
         }

@@ -118,7 +118,8 @@ private:
             ElementType type = ElementType::dynamic;
             if (vi.type().has_tensor_type()) type = onnx_element_type(vi.type().tensor_type().elem_type(), where);
             else if (vi.has_type())
-                throw Error("input is not a tensor", where, "mo supports tensor inputs only");
+                throw Error("input is not a tensor: sequence, map and optional inputs are not supported", where,
+                            "mo supports tensor inputs only");
             Node p = graph_->add_op("Parameter", vi.name(), {},
                                     {{"shape", AttrValue(shapes[i])}, {"element_type", AttrValue(type)}});
             p.out(0).set_type_and_shape(type, shapes[i]);

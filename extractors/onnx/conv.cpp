@@ -1,5 +1,7 @@
 // Conv and ConvTranspose -> (Group)Convolution / (Group)ConvolutionBackpropData, plus an Add
 // of the bias reshaped to [1, C, 1, ...].
+#include <algorithm>
+
 #include "extractors/onnx/conv_common.hpp"
 
 namespace mo {
@@ -78,6 +80,26 @@ void conv(OnnxExtractContext& c, bool transposed) {
             if (out.size() == spatial + 2) out.erase(out.begin(), out.begin() + 2);
             if (out.size() != spatial) c.fail("output_shape needs one value per spatial axis", "fix the model");
             inputs.push_back(c.i64s("output_shape", out));
+        } else if (a.auto_pad == "same_upper" || a.auto_pad == "same_lower") {
+            // ONNX: with SAME padding the output is input * stride, and the pads follow from it
+            // (SAME_UPPER puts the odd pad at the end). Written as explicit pads.
+            const PartialShape& xs = x.shape();
+            const PartialShape& ws = c.input(1).shape();
+            if (!xs.rank_is_static() || xs.rank() != spatial + 2 || !ws.rank_is_static() || ws.rank() != spatial + 2)
+                c.unsupported("auto_pad SAME with an input or weight of unknown rank");
+            std::vector<int64_t> begin(spatial), end(spatial);
+            for (size_t i = 0; i < spatial; ++i) {
+                if (!xs[i + 2].is_static() || !ws[i + 2].is_static())
+                    c.unsupported("auto_pad SAME with dynamic spatial dims");
+                const int64_t in = xs[i + 2].get_length(), k = ws[i + 2].get_length();
+                const int64_t total = std::max<int64_t>(
+                    0, a.strides[i] * (in - 1) + output_padding[i] + (k - 1) * a.dilations[i] + 1 - in * a.strides[i]);
+                begin[i] = a.auto_pad == "same_upper" ? total / 2 : total - total / 2;
+                end[i] = total - begin[i];
+            }
+            attrs["pads_begin"] = begin;
+            attrs["pads_end"] = end;
+            attrs["auto_pad"] = std::string("explicit");
         }
     }
     bool bias = c.has_input(2);

@@ -157,19 +157,22 @@ void scatter_elements(OnnxExtractContext& c) {
                          {{"reduction", reduction}, {"use_init_val", true}}));
 }
 
-// Indices of any numeric type, as OneHot wants integers.
-OutPort as_integer(OnnxExtractContext& c, const std::string& suffix, const OutPort& p) {
-    if (is_integral(p.type())) return p;
-    return c.op("Convert", suffix, {p}, {{"destination_type", ElementType::i64}});
-}
-
 void one_hot(OnnxExtractContext& c) {
     // values = [off, on]
     OutPort values = c.input(2);
     OutPort off = c.op("Gather", "off", {values, c.i64("off/index", 0), c.i64("off/axis", 0)}, {{"batch_dims", int64_t{0}}});
     OutPort on = c.op("Gather", "on", {values, c.i64("on/index", 1), c.i64("on/axis", 0)}, {{"batch_dims", int64_t{0}}});
-    OutPort depth = c.op("Squeeze", "depth", {as_integer(c, "depth/int", c.input(1))});
-    c.set_output(0, c.op("OneHot", "", {as_integer(c, "indices", c.input(0)), depth, on, off}, {{"axis", c.i("axis", -1)}}));
+    auto to_i64 = [&](const std::string& suffix, const OutPort& p) {
+        return p.type() == ElementType::i64 ? p : c.op("Convert", suffix, {p}, {{"destination_type", ElementType::i64}});
+    };
+    OutPort depth = c.op("Squeeze", "depth", {to_i64("depth/i64", c.input(1))});
+    // ONNX counts negative indices from the end (index + depth); OpenVINO's OneHot treats them as
+    // out of range, so wrap them first. Indices still out of range stay so (all "off").
+    OutPort indices = to_i64("indices", c.input(0));
+    OutPort negative = c.op("Less", "indices/negative", {indices, c.i64("indices/zero", 0)});
+    OutPort wrapped = c.op("Add", "indices/wrapped", {indices, depth});
+    indices = c.op("Select", "indices/normalized", {negative, wrapped, indices});
+    c.set_output(0, c.op("OneHot", "", {indices, depth, on, off}, {{"axis", c.i("axis", -1)}}));
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Converts every model made by shared/models/make_onnx_models.sh and validates the IR read back
+# from disk against the source framework's outputs saved next to it (mo --validate), once with
+# fp32 weights and once compressed to f16. Prints one line per model and output; exit 1 if any
+# conversion or validation fails.
+#   scripts/validate_models.sh [MODELS_DIR] [MO]     (defaults: /work/models, build/tools/mo)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+models=${1:-/work/models}
+mo=${2:-$here/build/tools/mo}
+[ -x "$mo" ] || { echo "mo not found at $mo: build it first" >&2; exit 2; }
+[ -d "$models" ] || { echo "no models in $models: run shared/models/make_onnx_models.sh $models" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+failed=0
+for dir in "$models"/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/model.onnx" ] || continue
+  inputs=$(ls "$dir"/input_*.npy 2>/dev/null | sort -V | paste -sd,)
+  outputs=$(ls "$dir"/output_*.npy 2>/dev/null | sort -V | paste -sd,)
+  for fp16 in False True; do
+    log="$out/$name.$fp16.log"
+    if "$mo" --input_model "$dir/model.onnx" --output_dir "$out/ir" --compress_to_fp16=$fp16 --validate \
+        ${inputs:+--validate_inputs "$inputs"} ${outputs:+--validate_outputs "$outputs"} >"$log" 2>&1; then
+      status=ok
+    else
+      status=FAILED
+      failed=1
+    fi
+    printf '%-30s fp16=%-5s %-6s %s\n' "$name" "$fp16" "$status" \
+      "$(grep -E '^(OK|FAIL) |\[ ERROR \]' "$log" | sed -E 's/^(OK|FAIL) +//' | paste -sd';')"
+  done
+done
+exit $failed

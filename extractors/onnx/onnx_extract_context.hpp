@@ -102,5 +102,7 @@ void register_onnx_data(OnnxExtractorRegistry& r);
 void register_onnx_softmax(OnnxExtractorRegistry& r);
 void register_onnx_resize(OnnxExtractorRegistry& r);
 void register_onnx_rnn(OnnxExtractorRegistry& r);
+void register_onnx_loss(OnnxExtractorRegistry& r);
+void register_onnx_matrix(OnnxExtractorRegistry& r);
 
 }  // namespace mo

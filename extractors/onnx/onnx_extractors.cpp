@@ -30,6 +30,8 @@ void register_onnx_extractors(OnnxExtractorRegistry& r) {
     register_onnx_softmax(r);
     register_onnx_resize(r);
     register_onnx_rnn(r);
+    register_onnx_loss(r);
+    register_onnx_matrix(r);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <pugixml.hpp>
 
 #include "emit/ir_test_util.hpp"
 #include "support/onnx_model_builder.hpp"
@@ -79,6 +80,46 @@ TEST(ValidateConversion, AnEditedWeightByteInTheBinFailsValidation) {
     std::ofstream(f.result.bin_path, std::ios::binary | std::ios::trunc).write(bin.data(), static_cast<std::streamsize>(bin.size()));
     ConversionValidation v = validate_conversion(f.options, f.result, ValidationRequest{true, {x}, {}});
     EXPECT_FALSE(v.ok) << v.report;
+}
+
+TEST(ValidateConversion, SwappedEdgesAreCaughtByTheReaderOrByValidation) {
+    // y = x - c with x, c both [1, 3]: swapping the two edges into Subtract keeps every dim
+    // consistent (the reader accepts it), but the values change sign, so validation fails.
+    ScratchDir dir("swap");
+    OnnxModelBuilder m(13);
+    m.input("x", {1, 3});
+    m.initializer("c", std::vector<float>{0.5f, 1.f, 2.f}, {1, 3});
+    m.node("Sub", {"x", "c"}, {"y"}, {}, "sub");
+    m.output("y");
+    ConversionOptions o;
+    o.input_model = m.save("sub.onnx");
+    o.output_dir = dir.path().string();
+    o.compress_to_fp16 = false;
+    ConversionResult r = convert(o);
+    ASSERT_TRUE(validate_conversion(o, r, ValidationRequest{true, {}, {}}).ok);
+
+    pugi::xml_document doc;
+    ASSERT_TRUE(doc.load_file(r.xml_path.c_str()));
+    std::vector<pugi::xml_node> into_sub;
+    for (auto e : doc.child("net").child("edges").children("edge")) {
+        std::string to = e.attribute("to-layer").value();
+        for (auto l : doc.child("net").child("layers").children("layer"))
+            if (std::string(l.attribute("id").value()) == to && std::string(l.attribute("type").value()) == "Subtract")
+                into_sub.push_back(e);
+    }
+    ASSERT_EQ(into_sub.size(), 2u);
+    std::string p0 = into_sub[0].attribute("to-port").value(), p1 = into_sub[1].attribute("to-port").value();
+    into_sub[0].attribute("to-port").set_value(p1.c_str());
+    into_sub[1].attribute("to-port").set_value(p0.c_str());
+    ASSERT_TRUE(doc.save_file(r.xml_path.c_str(), "\t"));
+
+    bool caught = false;
+    try {
+        caught = !validate_conversion(o, r, ValidationRequest{true, {}, {}}).ok;
+    } catch (const Error&) {
+        caught = true;  // rejected by the reader
+    }
+    EXPECT_TRUE(caught);
 }
 
 TEST(ValidateConversion, ToleranceDependsOnCompression) {

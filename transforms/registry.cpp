@@ -149,15 +149,13 @@ std::vector<const Transformation*> TransformRegistry::order() const {
             path.push_back(cur);
             cur = pred[cur];
         }
-        std::reverse(path.begin() + static_cast<std::ptrdiff_t>(seen[cur]), path.end());
-        path.erase(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(seen[cur]));
-        cur = path.front();
-        seen.clear();
-        seen[cur] = 0;
-        std::string cycle;
-        for (const auto& id : path) cycle += id + " -> ";
-        cycle += cur;
-        throw Error("transformation order has a cycle: " + cycle, {}, "remove one of these run_after/run_before constraints");
+        // The walk went against the edges: reverse the repeated part to print it in run order.
+        std::vector<std::string> cycle(path.begin() + static_cast<std::ptrdiff_t>(seen[cur]), path.end());
+        std::reverse(cycle.begin(), cycle.end());
+        std::string text;
+        for (const auto& id : cycle) text += id + " -> ";
+        text += cycle.front();
+        throw Error("transformation order has a cycle: " + text, {}, "remove one of these run_after/run_before constraints");
     }
     return result;
 }

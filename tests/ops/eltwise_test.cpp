@@ -4,11 +4,8 @@
 
 #include <cmath>
 #include <numbers>
-#include <fstream>
 #include <limits>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "core/graph.hpp"
 #include "ops/ops.hpp"
@@ -97,25 +94,11 @@ TEST(EltwiseOps, IrSpellingsAndVersions) {
 // Every schema agrees with shared/ir/opsets.json (transcribed from the OpenVINO specs): opset
 // version, IR spelling, attribute names in order, input counts.
 TEST(EltwiseOps, MatchOpsetsJson) {
-    std::ifstream file(std::string(MO_SHARED_DIR) + "/ir/opsets.json");
-    if (!file) GTEST_SKIP() << "shared/ir/opsets.json not found";
-    const auto json = nlohmann::json::parse(file);
+    auto json = test::load_opsets_json();
+    if (!json) GTEST_SKIP() << "shared/ir/opsets.json not found";
     OpRegistry r;
     register_eltwise_ops(r);
-    for (const auto& type : r.types()) {
-        const OpSchema& s = r.get(type);
-        SCOPED_TRACE(type);
-        ASSERT_TRUE(json["opsets"]["opset15"].contains(type));
-        EXPECT_EQ(s.ir_version, json["opsets"]["opset15"][type].get<std::string>());
-        const auto& op = json["ops"][type + "-" + s.ir_version.substr(5)];
-        EXPECT_EQ(s.ir_type, op["ir_type"].get<std::string>());
-        std::vector<std::string> names, expected;
-        for (const auto& a : s.attrs) names.push_back(a.name);
-        for (const auto& a : op["attributes"]) expected.push_back(a["name"].get<std::string>());
-        EXPECT_EQ(names, expected);
-        EXPECT_EQ(s.min_inputs, op["inputs"]["min"].get<size_t>());
-        EXPECT_EQ(s.max_inputs, op["inputs"]["max"].get<size_t>());
-    }
+    test::expect_schemas_match_opsets_json(r, *json);
 }
 
 // ---- Shape and type inference --------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "support/graph_builder.hpp"
 
 namespace mo::test {
@@ -25,6 +27,32 @@ std::vector<Tensor> run_op(const std::string& type, const std::vector<Tensor>& i
         EXPECT_EQ(PartialShape(out[j].shape()), n.out(j).shape()) << type << " output " << j;
     }
     return out;
+}
+
+std::optional<nlohmann::json> load_opsets_json() {
+    std::ifstream file(std::string(MO_SHARED_DIR) + "/ir/opsets.json");
+    if (!file) return std::nullopt;
+    return nlohmann::json::parse(file);
+}
+
+void expect_schemas_match_opsets_json(
+    const OpRegistry& r, const nlohmann::json& json,
+    const std::function<void(const std::string& type, std::vector<std::string>& attrs)>& adjust) {
+    for (const auto& type : r.types()) {
+        const OpSchema& s = r.get(type);
+        SCOPED_TRACE(type);
+        ASSERT_TRUE(json["opsets"]["opset15"].contains(type));
+        EXPECT_EQ(s.ir_version, json["opsets"]["opset15"][type].get<std::string>());
+        const auto& op = json["ops"][type + "-" + s.ir_version.substr(5)];
+        EXPECT_EQ(s.ir_type, op["ir_type"].get<std::string>());
+        std::vector<std::string> names, expected;
+        for (const auto& a : s.attrs) names.push_back(a.name);
+        for (const auto& a : op["attributes"]) expected.push_back(a["name"].get<std::string>());
+        if (adjust) adjust(type, expected);
+        EXPECT_EQ(names, expected);
+        EXPECT_EQ(s.min_inputs, op["inputs"]["min"].get<size_t>());
+        EXPECT_EQ(s.max_inputs, op["inputs"]["max"].get<size_t>());
+    }
 }
 
 std::vector<float> iota(size_t n, float from) {

@@ -2,8 +2,12 @@
 // and evaluate it while checking that evaluation agrees with inference.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/graph.hpp"
 
@@ -20,6 +24,16 @@ template <typename T>
 std::vector<T> values(const Tensor& t) {
     return std::vector<T>(t.data<T>(), t.data<T>() + t.size());
 }
+
+// shared/ir/opsets.json, or nothing when ../shared is absent (the caller skips).
+std::optional<nlohmann::json> load_opsets_json();
+
+// EXPECTs that every schema of `r` matches opsets.json: IR version, IR spelling, attribute
+// names in order, input counts. `adjust` may edit a type's expected attribute names where the
+// runtime's order differs from the spec's.
+void expect_schemas_match_opsets_json(
+    const OpRegistry& r, const nlohmann::json& opsets,
+    const std::function<void(const std::string& type, std::vector<std::string>& attrs)>& adjust = {});
 
 // from, from + 1, ... (n values).
 std::vector<float> iota(size_t n, float from = 1);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "conformance/conformance.hpp"
+#include "emit/ir_test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace mo::conformance;
@@ -17,16 +18,6 @@ const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 
 #define SKIP_WITHOUT_TESTDATA() \
     if (!fs::is_directory(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (" << kNodeTests << ")"
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "mo-conformance-test-XXXXXX").string();
-        EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-        path = tmpl;
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 template <typename Message>
 void write_proto(const fs::path& path, const Message& m) {
@@ -97,24 +88,24 @@ TEST(Conformance, ForkedRunMatchesInProcessAndCountsTotals) {
 }
 
 TEST(Conformance, WrongReferenceOutputFails) {
-    TempDir tmp;
+    mo::test::ScratchDir tmp{"conformance"};
     // relu([-1, 2]) is [0, 2]; the reference claims [0, 3].
-    write_single_op_test(tmp.path / "test_wrong_relu", "Relu", {-1.f, 2.f}, {0.f, 3.f});
-    TestResult r = run_test((tmp.path / "test_wrong_relu").string());
+    write_single_op_test(tmp.path() / "test_wrong_relu", "Relu", {-1.f, 2.f}, {0.f, 3.f});
+    TestResult r = run_test((tmp.path() / "test_wrong_relu").string());
     EXPECT_EQ(r.status, Status::failed);
     EXPECT_NE(r.message.find("output_0.pb"), std::string::npos) << r.message;
     EXPECT_EQ(r.message.find('\n'), std::string::npos);
 
     // The same model with the right reference passes, so the failure above is the reference's.
-    write_single_op_test(tmp.path / "test_right_relu", "Relu", {-1.f, 2.f}, {0.f, 2.f});
-    TestResult ok = run_test((tmp.path / "test_right_relu").string());
+    write_single_op_test(tmp.path() / "test_right_relu", "Relu", {-1.f, 2.f}, {0.f, 2.f});
+    TestResult ok = run_test((tmp.path() / "test_right_relu").string());
     EXPECT_EQ(ok.status, Status::passed) << ok.message;
 }
 
 TEST(Conformance, UnknownOpIsUnsupported) {
-    TempDir tmp;
-    write_single_op_test(tmp.path / "test_nosuchop", "NoSuchOp", {1.f, 2.f}, {1.f, 2.f});
-    auto results = run_tests({(tmp.path / "test_nosuchop").string()});
+    mo::test::ScratchDir tmp{"conformance"};
+    write_single_op_test(tmp.path() / "test_nosuchop", "NoSuchOp", {1.f, 2.f}, {1.f, 2.f});
+    auto results = run_tests({(tmp.path() / "test_nosuchop").string()});
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].status, Status::unsupported);
     EXPECT_NE(results[0].message.find("NoSuchOp"), std::string::npos) << results[0].message;
@@ -123,19 +114,19 @@ TEST(Conformance, UnknownOpIsUnsupported) {
 }
 
 TEST(Conformance, MissingModelFileIsAFailureNotACrash) {
-    TempDir tmp;
-    fs::create_directories(tmp.path / "test_broken");
-    std::ofstream(tmp.path / "test_broken" / "model.onnx") << "not a protobuf \xff\xff\xff";
-    auto results = run_tests({(tmp.path / "test_broken").string()});
+    mo::test::ScratchDir tmp{"conformance"};
+    fs::create_directories(tmp.path() / "test_broken");
+    std::ofstream(tmp.path() / "test_broken" / "model.onnx") << "not a protobuf \xff\xff\xff";
+    auto results = run_tests({(tmp.path() / "test_broken").string()});
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].status, Status::failed);
     EXPECT_FALSE(results[0].message.empty());
 }
 
 TEST(Conformance, ExpectedListVerdict) {
-    TempDir tmp;
-    std::ofstream(tmp.path / "expected.txt") << "# header comment\n\ntest_a  # BUG: wrong rounding\ntest_b\n";
-    auto expected = read_expected((tmp.path / "expected.txt").string());
+    mo::test::ScratchDir tmp{"conformance"};
+    std::ofstream(tmp.path() / "expected.txt") << "# header comment\n\ntest_a  # BUG: wrong rounding\ntest_b\n";
+    auto expected = read_expected((tmp.path() / "expected.txt").string());
     ASSERT_EQ(expected.size(), 2u);
     EXPECT_EQ(expected.at("test_a"), "BUG: wrong rounding");
     EXPECT_EQ(expected.at("test_b"), "");
@@ -188,18 +179,18 @@ TEST(Conformance, ExpectedListMissingFileIsAnError) {
 }
 
 TEST(Conformance, ModelWithoutDataSetFailsInItsOwnProcess) {
-    TempDir tmp;
-    write_single_op_test(tmp.path / "test_no_data", "Relu", {1.f, 2.f}, {1.f, 2.f});
-    fs::remove_all(tmp.path / "test_no_data" / "test_data_set_0");
-    auto results = run_tests({(tmp.path / "test_no_data").string()});
+    mo::test::ScratchDir tmp{"conformance"};
+    write_single_op_test(tmp.path() / "test_no_data", "Relu", {1.f, 2.f}, {1.f, 2.f});
+    fs::remove_all(tmp.path() / "test_no_data" / "test_data_set_0");
+    auto results = run_tests({(tmp.path() / "test_no_data").string()});
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].status, Status::failed);
     EXPECT_NE(results[0].message.find("test_data_set"), std::string::npos) << results[0].message;
 }
 
 TEST(Conformance, InputsBindByTensorProtoName) {
-    TempDir tmp;
-    fs::path dir = tmp.path / "test_sub_named";
+    mo::test::ScratchDir tmp{"conformance"};
+    fs::path dir = tmp.path() / "test_sub_named";
     fs::create_directories(dir / "test_data_set_0");
     onnx::ModelProto model;
     model.set_ir_version(8);

@@ -30,6 +30,7 @@ std::optional<OutPort> node_port(const Graph& graph, const std::string& name) {
 }  // namespace
 
 bool OutputCut::run(Graph& graph, const TransformContext& ctx) {
+    if (ctx.options.outputs.empty()) return false;  // nothing to cut: the model's outputs stay
     std::unordered_map<std::string, OutPort> by_tensor, by_node;
     std::vector<std::string> tensor_names;
     for (Node n : graph.nodes()) {

@@ -182,16 +182,30 @@ size_t result_for(const Graph& ir, const std::string& name, size_t k) {
     return k;
 }
 
+// The corrected copy of a test's data file when RunConfig::fixes_dir has one, else the file.
+fs::path data_file(const fs::path& file, const RunConfig& config) {
+    if (config.fixes_dir.empty()) return file;
+    fs::path set = file.parent_path();
+    fs::path fixed = fs::path(config.fixes_dir) / set.parent_path().filename() / set.filename() / file.filename();
+    std::error_code ec;
+    return fs::is_regular_file(fixed, ec) ? fixed : file;
+}
+
+bool has_fixes(const std::string& test, const RunConfig& config) {
+    std::error_code ec;
+    return !config.fixes_dir.empty() && fs::is_directory(fs::path(config.fixes_dir) / test, ec);
+}
+
 void check_data_set(const Graph& ir, const fs::path& set_dir, const std::vector<std::string>& graph_inputs,
                     const std::vector<std::string>& graph_outputs, const RunConfig& config) {
     std::vector<onnx::TensorProto> input_protos;
-    for (const auto& p : numbered_files(set_dir, "input_")) input_protos.push_back(read_tensor_proto(p));
+    for (const auto& p : numbered_files(set_dir, "input_")) input_protos.push_back(read_tensor_proto(data_file(p, config)));
     std::vector<Tensor> inputs = bind_inputs(ir, input_protos, graph_inputs, set_dir);
     std::vector<Tensor> outputs = evaluate(ir, inputs);
 
     auto output_files = numbered_files(set_dir, "output_");
     for (size_t k = 0; k < output_files.size(); ++k) {
-        onnx::TensorProto proto = read_tensor_proto(output_files[k]);
+        onnx::TensorProto proto = read_tensor_proto(data_file(output_files[k], config));
         std::string name = proto.name().empty() && k < graph_outputs.size() ? graph_outputs[k] : proto.name();
         size_t r = result_for(ir, name, k);
         std::string where = set_dir.filename().string() + "/" + output_files[k].filename().string();
@@ -277,6 +291,7 @@ void run_checks(TestResult& r, const onnx::ModelProto& model, const RunConfig& c
 TestResult run_test(const std::string& dir, const RunConfig& config) {
     onnx::ModelProto model;
     TestResult r = inspect(dir, config, &model);
+    r.corrected_data = has_fixes(r.name, config);
     if (!r.message.empty()) return r;
     try {
         run_checks(r, model, config);
@@ -415,6 +430,7 @@ std::vector<TestResult> run_tests(const std::vector<std::string>& dirs, const Ru
             running.erase(running.begin() + static_cast<long>(k));
         }
     }
+    for (auto& r : results) r.corrected_data = has_fixes(r.name, config);
     return results;
 }
 
@@ -475,6 +491,13 @@ std::string summary(const std::vector<TestResult>& results) {
         if (!any_failed) os << "\nfailed:\n";
         any_failed = true;
         os << "  " << r.name << ": " << r.message << "\n";
+    }
+    bool any_corrected = false;
+    for (const auto& r : results) {
+        if (!r.corrected_data) continue;
+        if (!any_corrected) os << "\nran with corrected test data (see conformance/testdata_fixes/make_fixes.py):\n";
+        any_corrected = true;
+        os << "  " << r.name << ": " << status_name(r.status) << "\n";
     }
     os << "\n" << total_line(results) << "\n";
     return os.str();

@@ -18,6 +18,7 @@ struct TestResult {
     std::vector<std::string> op_types;  // ops the table counts this test under
     Status status = Status::failed;
     std::string message;                // first error line (failed) or the reason (unsupported)
+    bool corrected_data = false;        // some of its files came from RunConfig::fixes_dir
 };
 
 struct RunConfig {
@@ -27,6 +28,9 @@ struct RunConfig {
     unsigned jobs = 1;
     double timeout_seconds = 120;        // per test; a test running longer fails
     size_t max_weight_elements = 50'000'000;  // larger models are skipped (unsupported)
+    // Corrected test data: <fixes_dir>/<test>/<data set>/<file>.pb replaces the test's own file
+    // (conformance/testdata_fixes: ONNX 1.12 data that later ONNX releases corrected).
+    std::string fixes_dir;
 };
 
 // Test directories under `root`: `root` itself when it holds model.onnx, else its children

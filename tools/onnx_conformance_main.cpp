@@ -1,4 +1,4 @@
-// `mo-conformance [--data DIR] [--expected FILE] [--filter SUBSTR] [--jobs N] [--timeout S]`:
+// `mo-conformance [--data DIR] [--expected FILE] [--fixes DIR] [--filter SUBSTR] [--jobs N] [--timeout S]`:
 // runs the ONNX backend tests (Debian's libonnx-testdata) through convert -> read_ir ->
 // evaluate -> compare and prints a per-op table and "N passed, N failed, N skipped".
 // Exit codes: 0 when every failing or unsupported test is in the expected list, 1 otherwise
@@ -12,9 +12,10 @@
 namespace {
 
 const char* kUsage =
-    "usage: mo-conformance [--data DIR] [--expected FILE] [--filter SUBSTR] [--jobs N] [--timeout S]\n"
+    "usage: mo-conformance [--data DIR] [--expected FILE] [--fixes DIR] [--filter SUBSTR] [--jobs N] [--timeout S]\n"
     "  --data DIR       ONNX backend tests (default " MO_CONFORMANCE_DATA ")\n"
     "  --expected FILE  tests allowed to fail or be unsupported (default " MO_CONFORMANCE_EXPECTED ")\n"
+    "  --fixes DIR      corrected test files replacing the tests' own (default " MO_CONFORMANCE_FIXES ")\n"
     "  --filter SUBSTR  only tests whose directory name contains SUBSTR\n"
     "  --jobs N         tests run at once, each in its own process (default 1)\n"
     "  --timeout S      seconds one test may take (default 120)\n";
@@ -22,13 +23,15 @@ const char* kUsage =
 int run(const std::vector<std::string>& args) {
     std::string data = MO_CONFORMANCE_DATA, expected_path = MO_CONFORMANCE_EXPECTED, filter;
     mo::conformance::RunConfig config;
+    config.fixes_dir = MO_CONFORMANCE_FIXES;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") {
             std::cout << kUsage;
             return 0;
         }
-        bool known = a == "--data" || a == "--expected" || a == "--filter" || a == "--jobs" || a == "--timeout";
+        bool known = a == "--data" || a == "--expected" || a == "--fixes" || a == "--filter" || a == "--jobs" ||
+                     a == "--timeout";
         if (!known) {
             std::cerr << "[ ERROR ] unexpected argument '" << a << "'\n" << kUsage;
             return 2;
@@ -41,6 +44,7 @@ int run(const std::vector<std::string>& args) {
         try {
             if (a == "--data") data = v;
             else if (a == "--expected") expected_path = v;
+            else if (a == "--fixes") config.fixes_dir = v;
             else if (a == "--filter") filter = v;
             else if (a == "--jobs") config.jobs = static_cast<unsigned>(std::stoul(v));
             else config.timeout_seconds = std::stod(v);

@@ -1,4 +1,6 @@
 // Resize (opset 10, 11+) and Upsample -> Interpolate-11.
+#include <cmath>
+
 #include "extractors/onnx/onnx_extract_context.hpp"
 
 namespace mo {
@@ -29,12 +31,37 @@ void resize_scales_only(OnnxExtractContext& c, const OutPort& scales) {
                           {"nearest_mode", std::string("floor")}}));
 }
 
+// With align_corners ONNX maps x_resized to x_resized * (L - 1) / (L * scale - 1), with the
+// unrounded output length L * scale; OpenVINO divides by floor(L * scale) - 1. The two agree
+// only where L * scale is a whole number, so anything else is refused rather than converted
+// to an IR that computes different values.
+void check_align_corners_scales(OnnxExtractContext& c) {
+    const Tensor* scales = c.input_value(2);
+    if (!scales)
+        c.unsupported("coordinate_transformation_mode 'align_corners' with scales computed at run time "
+                      "(ONNX and OpenVINO differ unless every input length times its scale is a whole number)");
+    const PartialShape& shape = c.input(0).shape();
+    std::vector<double> s = scales->to_f64();
+    for (size_t axis = 0; axis < s.size(); ++axis) {
+        if (s[axis] == std::floor(s[axis])) continue;  // whole scales give whole lengths
+        bool known = shape.rank_is_static() && axis < shape.rank() && shape[axis].is_static();
+        double length = known ? static_cast<double>(shape[axis].get_length()) * s[axis] : 0.5;
+        if (std::fabs(length - std::nearbyint(length)) > 1e-4)
+            c.unsupported("coordinate_transformation_mode 'align_corners' with scale " + std::to_string(s[axis]) +
+                          " on axis " + std::to_string(axis) +
+                          (known ? " (output length " + std::to_string(length) + " is not a whole number;"
+                                 : " (the input length is not known at conversion time;") +
+                          " ONNX divides by the unrounded length, OpenVINO's Interpolate by the rounded one)");
+    }
+}
+
 void resize(OnnxExtractContext& c) {
     std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
     if (coord == "tf_crop_and_resize") c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
     if (c.i("exclude_outside", 0)) c.unsupported("exclude_outside=1");
     bool sizes = given(c, 3);
     if (!sizes && !given(c, 2)) c.fail("needs scales or sizes", "fix the model");
+    if (coord == "align_corners" && !sizes) check_align_corners_scales(c);
     c.set_output(0, c.op("Interpolate", "", {c.input(0), c.input(sizes ? 3 : 2)},
                          {{"mode", interpolate_mode(c, c.s("mode", "nearest"))},
                           {"shape_calculation_mode", std::string(sizes ? "sizes" : "scales")},

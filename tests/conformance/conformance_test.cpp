@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -100,6 +101,49 @@ TEST(Conformance, WrongReferenceOutputFails) {
     write_single_op_test(tmp.path() / "test_right_relu", "Relu", {-1.f, 2.f}, {0.f, 2.f});
     TestResult ok = run_test((tmp.path() / "test_right_relu").string());
     EXPECT_EQ(ok.status, Status::passed) << ok.message;
+}
+
+TEST(Conformance, CorrectedDataReplacesTheTestsOwnFile) {
+    mo::test::ScratchDir tmp{"conformance"};
+    // The test's own reference is wrong; the fixes directory holds the right output_0.pb.
+    write_single_op_test(tmp.path() / "test_fixed_relu", "Relu", {-1.f, 2.f}, {0.f, 3.f});
+    write_single_op_test(tmp.path() / "fixes_source", "Relu", {-1.f, 2.f}, {0.f, 2.f});
+    fs::path fixes = tmp.path() / "fixes";
+    fs::create_directories(fixes / "test_fixed_relu" / "test_data_set_0");
+    fs::copy_file(tmp.path() / "fixes_source" / "test_data_set_0" / "output_0.pb",
+                  fixes / "test_fixed_relu" / "test_data_set_0" / "output_0.pb");
+    std::string test = (tmp.path() / "test_fixed_relu").string();
+
+    TestResult own = run_test(test);
+    EXPECT_EQ(own.status, Status::failed);
+    EXPECT_FALSE(own.corrected_data);
+    auto fixed = run_tests({test}, RunConfig{.fixes_dir = fixes.string()});
+    ASSERT_EQ(fixed.size(), 1u);
+    EXPECT_EQ(fixed[0].status, Status::passed) << fixed[0].message;
+    EXPECT_TRUE(fixed[0].corrected_data);
+    EXPECT_NE(summary(fixed).find("ran with corrected test data"), std::string::npos);
+}
+
+// The committed bf16 fix holds round-to-nearest-even of the test's inputs, worked by hand from
+// their f32 bit patterns (ONNX 1.12's own file truncates: 0x3ef5eeb0 -> 0x3ef5).
+TEST(Conformance, Bf16FixRoundsToNearestEven) {
+    fs::path file = fs::path(MO_SOURCE_DIR) / "conformance/testdata_fixes/test_cast_FLOAT_to_BFLOAT16/test_data_set_0/output_0.pb";
+    onnx::TensorProto t;
+    std::ifstream in(file, std::ios::binary);
+    ASSERT_TRUE(t.ParseFromIstream(&in)) << file;
+    ASSERT_EQ(t.raw_data().size(), 24u);
+    std::vector<uint16_t> bits(12);
+    std::memcpy(bits.data(), t.raw_data().data(), 24);
+    // 0.47892547 = 0x3ef535b8 (down), 0.48033667 = 0x3ef5eeb0 (up), 0.49968487 = 0x3effd6b2 (up,
+    // carries into the exponent), 0.81910545 = 0x3f51b0e5 (up), 0.47031248 = 0x3ef0cccc (up),
+    // 0.816468 = 0x3f51040c (down), 0.21087195 = 0x3e57eed1 (up), 0.7229038 = 0x3f391039 (down).
+    std::vector<uint16_t> finite(bits.begin(), bits.begin() + 8);
+    EXPECT_EQ(finite, (std::vector<uint16_t>{0x3ef5, 0x3ef6, 0x3f00, 0x3f52, 0x3ef1, 0x3f51, 0x3e58, 0x3f39}));
+    EXPECT_EQ(bits[8] & 0x7f80, 0x7f80);  // NaN stays NaN
+    EXPECT_NE(bits[8] & 0x007f, 0);
+    EXPECT_EQ(bits[9], 0x7f80);   // inf
+    EXPECT_EQ(bits[10], 0x7f80);  // +inf
+    EXPECT_EQ(bits[11], 0xff80);  // -inf
 }
 
 TEST(Conformance, UnknownOpIsUnsupported) {

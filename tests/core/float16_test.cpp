@@ -21,6 +21,28 @@ TEST(Float16, KnownBitPatterns) {
     EXPECT_FLOAT_EQ(f16_to_f32(0x0001), 5.9604645e-08f);
 }
 
+float from_bits(uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// bf16 keeps the top 16 bits of an f32; the rest rounds to nearest, ties to even (as OpenVINO's
+// Convert, ONNX Runtime and ONNX >= 1.14 do).
+TEST(Float16, Bf16RoundsToNearestEven) {
+    EXPECT_EQ(f32_to_bf16(from_bits(0x3f807fff)), 0x3f80);  // below half: down
+    EXPECT_EQ(f32_to_bf16(from_bits(0x3f808001)), 0x3f81);  // above half: up
+    EXPECT_EQ(f32_to_bf16(from_bits(0x3f808000)), 0x3f80);  // tie, even kept
+    EXPECT_EQ(f32_to_bf16(from_bits(0x3f818000)), 0x3f82);  // tie, odd rounds up to even
+    EXPECT_EQ(f32_to_bf16(from_bits(0xbf818000)), 0xbf82);  // sign does not matter
+    EXPECT_EQ(f32_to_bf16(from_bits(0x7f7fffff)), 0x7f80);  // largest f32 rounds to +inf
+    EXPECT_EQ(f32_to_bf16(from_bits(0xff800000)), 0xff80);  // -inf stays
+    uint16_t nan = f32_to_bf16(from_bits(0x7f800001));       // a NaN whose payload is all low bits
+    EXPECT_EQ(nan & 0x7f80, 0x7f80);
+    EXPECT_NE(nan & 0x007f, 0) << "must stay a NaN, not become inf";
+    EXPECT_EQ(bf16_to_f32(0x3f82), from_bits(0x3f820000));
+}
+
 TEST(Float16, BulkConversionMatchesTheScalarOneBitForBit) {
     // The bulk path may use F16C instructions; it must round exactly like the scalar code,
     // including ties, subnormals, overflow, infinities and NaN.

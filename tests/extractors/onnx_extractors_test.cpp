@@ -417,6 +417,28 @@ TEST(OnnxExtract, ResizeChoosesSizesOrScales) {
     EXPECT_EQ(const_values(b, 1), (Doubles{1, 1, 2, 2}));
 }
 
+// ONNX's align_corners divides by the unrounded output length L * scale, OpenVINO's by the
+// rounded one: 4 * 0.6 = 2.4 would give different values, 4 * 0.5 = 2 and 2 * 2 = 4 do not.
+TEST(OnnxExtract, ResizeAlignCornersConvertsOnlyWholeOutputLengths) {
+    auto resize = [](std::vector<float> scales, std::vector<OnnxDim> dims) {
+        OnnxModelBuilder m(13);
+        m.input("x", dims);
+        m.initializer("scales", scales, {4});
+        m.node("Resize", {"x", "", "scales"}, {"y"},
+               {{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}, "resize");
+        m.output("y");
+        return extract_error(m, "resize_align_corners.onnx");
+    };
+    EXPECT_EQ(resize({1, 1, 0.5f, 2}, {1, 1, 4, 4}), "no error");
+    EXPECT_EQ(resize({1, 1, 2, 3}, {1, 1, "H", "W"}), "no error");  // whole scales: whole lengths
+    std::string fractional = resize({1, 1, 0.6f, 0.6f}, {1, 1, 2, 4});
+    EXPECT_NE(fractional.find("align_corners"), std::string::npos) << fractional;
+    EXPECT_NE(fractional.find("not a whole number"), std::string::npos) << fractional;
+    EXPECT_NE(fractional.find("resize"), std::string::npos) << fractional;  // the node
+    std::string unknown = resize({1, 1, 0.5f, 0.5f}, {1, 1, "H", "W"});
+    EXPECT_NE(unknown.find("not known at conversion time"), std::string::npos) << unknown;
+}
+
 TEST(OnnxExtract, PadSplitsPadsIntoBeginAndEnd) {
     OnnxModelBuilder m(13);
     m.input("x", {2, 3});

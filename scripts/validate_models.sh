@@ -2,7 +2,8 @@
 # Converts every model made by shared/models/make_onnx_models.sh and validates the IR read back
 # from disk against the source framework's outputs saved next to it (mo --validate), once with
 # fp32 weights and once compressed to f16. Prints one line per model and output; exit 1 if any
-# conversion or validation fails.
+# conversion or validation fails, or if an fp32 IR's error relative to the output's range
+# (max abs error / max |reference|, docs/validation.md) exceeds 1e-4.
 #   scripts/validate_models.sh [MODELS_DIR] [MO]     (defaults: /work/models, build/tools/mo)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +25,11 @@ for dir in "$models"/*/; do
         ${inputs:+--validate_inputs "$inputs"} ${outputs:+--validate_outputs "$outputs"} >"$log" 2>&1; then
       status=ok
     else
+      status=FAILED
+      failed=1
+    fi
+    if [ "$fp16" = False ] && [ "$status" = ok ] && ! grep -oE 'max abs/max\|ref\| [0-9.e+-]+' "$log" |
+        awk '{ if ($3 > 1e-4) bad = 1 } END { exit bad }'; then
       status=FAILED
       failed=1
     fi

@@ -35,6 +35,7 @@ void compare_floats(Comparison& c, const Tensor& actual, const Tensor& expected,
         const double rel_error = abs_error / std::max(std::abs(e[i]), kRelativeFloor);
         c.max_abs_error = std::max(c.max_abs_error, abs_error);
         c.max_rel_error = std::max(c.max_rel_error, rel_error);
+        c.max_abs_expected = std::max(c.max_abs_expected, std::abs(e[i]));
         if (abs_error > tol.atol && rel_error > tol.rtol) note_mismatch(c, i);
     }
 }
@@ -52,6 +53,11 @@ std::string number(double v) {
 }
 
 }  // namespace
+
+double Comparison::range_rel_error() const {
+    if (max_abs_expected > 0) return max_abs_error / max_abs_expected;
+    return max_abs_error > 0 ? INFINITY : 0.0;
+}
 
 Comparison compare(const Tensor& actual, const Tensor& expected, const Tolerance& tol, std::string name) {
     Comparison c;
@@ -91,7 +97,8 @@ std::string format_comparison(const Comparison& c) {
                 std::to_string(c.first_mismatch) + ")";
     if (c.special_mismatches) line += ", " + std::to_string(c.special_mismatches) + " NaN/Inf positions differ";
     if (c.max_abs_error > 0 || c.max_rel_error > 0)
-        line += ", max abs " + number(c.max_abs_error) + ", max rel " + number(c.max_rel_error);
+        line += ", max abs " + number(c.max_abs_error) + ", max rel " + number(c.max_rel_error) +
+                ", max abs/max|ref| " + number(c.range_rel_error());
     return line;
 }
 

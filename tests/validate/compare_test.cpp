@@ -34,6 +34,11 @@ TEST(Compare, ErrorsAreMeasuredAsDocumented) {
     EXPECT_FALSE(c.ok);
     EXPECT_NEAR(c.max_abs_error, 4.0, 1e-12);
     EXPECT_NEAR(c.max_rel_error, 0.5, 1e-12);
+    // Relative to the range: the largest error 4 over the largest reference magnitude 104.
+    EXPECT_NEAR(c.max_abs_expected, 104.0, 1e-12);
+    EXPECT_NEAR(c.range_rel_error(), 4.0 / 104.0, 1e-12);
+    EXPECT_EQ(format_comparison(c), "FAIL output: 2 of 3 elements differ (first at 0), max abs 4, max rel 0.5, "
+                                    "max abs/max|ref| 0.0385");
     // Element 2 passes on atol (1e-7 <= 0.01) although its rel error 0.1 exceeds rtol.
     EXPECT_EQ(c.mismatches, 2u);
     EXPECT_EQ(c.first_mismatch, 0u);

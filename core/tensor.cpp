@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/float16.hpp"
+#include "core/low_bit.hpp"
 
 namespace mo {
 
@@ -83,6 +84,9 @@ void visit_values(const Tensor& t, F&& sink) {
     case ElementType::bf16:
         for (size_t i = 0; i < n; ++i) sink(static_cast<To>(bf16_to_f32(t.data<uint16_t>()[i])));
         break;
+    case ElementType::u1:
+    case ElementType::u4:
+    case ElementType::i4: visit_values<To>(unpack_low_bit(t), sink); break;
     default:
         throw Error("cannot read values of a " + std::string(ir_name(t.type())) + " tensor");
     }
@@ -116,6 +120,18 @@ Tensor Tensor::reshaped(Shape shape) const {
 
 Tensor Tensor::convert(ElementType to) const {
     if (to == type_) return *this;
+    // Low-bit values go through i64, whose integer path wraps exactly.
+    if (is_low_bit(type_)) return unpack_low_bit(*this).convert(ElementType::i64).convert(to);
+    if (is_low_bit(to)) {
+        Tensor wide = allocate(unpacked_type(to), shape_);
+        auto* dst = wide.mutable_data<uint8_t>();  // i8 written through its bit pattern
+        size_t i = 0;
+        if (is_float(type_))
+            visit_values<double>(*this, [&](double x) { dst[i++] = static_cast<uint8_t>(low_bit_from_float(to, x)); });
+        else
+            visit_values<int64_t>(*this, [&](int64_t x) { dst[i++] = static_cast<uint8_t>(low_bit_from_int(to, x)); });
+        return pack_low_bit(wide, to);
+    }
     Tensor out = allocate(to, shape_);
     size_t n = size();
     if (type_ == ElementType::i64 && is_integral(to)) {

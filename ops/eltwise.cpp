@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/graph.hpp"
+#include "core/low_bit.hpp"
 #include "ops/op_utils.hpp"
 
 namespace mo {
@@ -381,7 +382,7 @@ OpSchema prelu() {
 }
 
 // Convert-1: integers wrap modulo 2^N, floats truncate towards zero (saturating, NaN -> 0), any
-// non-zero value becomes true.
+// non-zero value becomes true. The same holds for u4/i4 (N = 4); u1 is 1 for any non-zero value.
 template <typename To, typename From>
 To convert_value(From v) {
     if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) return saturate_cast<To>(v);
@@ -390,6 +391,9 @@ To convert_value(From v) {
 
 Tensor convert_tensor(const Tensor& x, ElementType to) {
     if (x.type() == to) return x;
+    // Packed sources unpack to u8/i8 exactly; Tensor::convert packs with the rules above (low_bit.hpp).
+    if (is_low_bit(x.type())) return convert_tensor(unpack_low_bit(x), to);
+    if (is_low_bit(to)) return x.convert(to);
     if (x.type() == ElementType::f16 || x.type() == ElementType::bf16)
         return convert_tensor(x.convert(ElementType::f32), to);
     if (to == ElementType::f16 || to == ElementType::bf16) return convert_tensor(x, ElementType::f32).convert(to);

@@ -1,7 +1,8 @@
 // Interpolate-11: resizes the axes listed in `axes` (default: all) to sizes given directly or as
-// scales, after zero padding by pads_begin/pads_end. Evaluation is separable: every mode used
-// here (nearest, linear_onnx, linear, cubic) is a product of per-axis weights, so the tensor is
-// resampled one axis at a time with a list of (source index, weight) taps per output index.
+// scales, after zero padding by pads_begin/pads_end. Evaluation is separable: every mode is a
+// product of per-axis weights, so the tensor is resampled one axis at a time with a list of
+// (source index, weight) taps per output index. The pillow modes follow Pillow 9.4's Resample.c
+// as OpenVINO's reference does: two axes (H, W), W first, each pass stored in the data type.
 #include <algorithm>
 #include <cmath>
 
@@ -113,7 +114,7 @@ void infer_interpolate(InferContext& c) {
 
 struct Tap {
     int64_t index;
-    float weight;
+    double weight;  // double: the pillow weights are computed in double
 };
 
 float source_coordinate(const std::string& transform, int64_t o, float scale, int64_t in_len, int64_t out_len) {
@@ -195,6 +196,43 @@ AxisPlan plan_axis(const Node& n, int64_t in_len, int64_t out_len, float scale) 
     return plan;
 }
 
+// Pillow's filters: the triangle (support 1) and Keys' cubic with a = cube_coeff (support 2).
+double pillow_filter(bool cubic, double x, double a) {
+    x = std::fabs(x);
+    if (!cubic) return x < 1 ? 1 - x : 0;
+    if (x < 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+    if (x < 2) return (((x - 5) * x + 8) * x - 4) * a;
+    return 0;
+}
+
+// Pillow always antialiases: when downscaling the filter is stretched by in/out. Output pixel
+// centres map to input pixel centres (coordinate_transformation_mode is ignored), taps cover
+// [centre - support, centre + support) rounded and clipped to the input, weights sum to 1.
+AxisPlan plan_pillow_axis(bool cubic, double cube_coeff, int64_t in_len, int64_t out_len) {
+    const double scale = static_cast<double>(in_len) / static_cast<double>(out_len);
+    const double stretch = std::max(scale, 1.0);
+    const double support = (cubic ? 2.0 : 1.0) * stretch;
+    const double shrink = 1.0 / stretch;  // multiplied, not divided, to round as Pillow does
+    AxisPlan plan;
+    plan.taps.resize(static_cast<size_t>(out_len));
+    for (int64_t o = 0; o < out_len; ++o) {
+        auto& taps = plan.taps[static_cast<size_t>(o)];
+        const double centre = (static_cast<double>(o) + 0.5) * scale;
+        // Truncation as in Pillow; negative starts are clipped to 0 anyway.
+        const int64_t first = std::max<int64_t>(0, static_cast<int64_t>(centre - support + 0.5));
+        const int64_t end = std::min<int64_t>(in_len, static_cast<int64_t>(centre + support + 0.5));
+        double total = 0;
+        for (int64_t i = first; i < end; ++i) {
+            const double w = pillow_filter(cubic, (static_cast<double>(i) - centre + 0.5) * shrink, cube_coeff);
+            taps.push_back({i, w});
+            total += w;
+        }
+        if (total != 0)
+            for (auto& t : taps) t.weight /= total;
+    }
+    return plan;
+}
+
 // Resamples `x` (shape `shape`, float data) along `axis` to `out_len`.
 template <typename T>
 std::vector<T> resample_axis(const std::vector<T>& x, Shape& shape, size_t axis, int64_t out_len,
@@ -215,6 +253,40 @@ std::vector<T> resample_axis(const std::vector<T>& x, Shape& shape, size_t axis,
     return y;
 }
 
+// Integer results are rounded half away from zero and saturated to the type (as OpenVINO's
+// pillow modes do; a plain cast of an out-of-range double is undefined).
+Tensor to_data_type(const std::vector<double>& v, const Shape& shape, ElementType type) {
+    if (!is_integral(type)) return Tensor::from_vector<double>(v, shape).convert(type);
+    return dispatch_type(type, [&]<typename T>() {
+        std::vector<T> out(v.size());
+        for (size_t i = 0; i < v.size(); ++i) out[i] = saturate_cast<T>(std::round(v[i]));
+        return Tensor::from_vector<T>(out, shape);
+    });
+}
+
+// What OpenVINO keeps between the two pillow passes: a value of the data type (f16/bf16 are
+// evaluated in f32).
+void store_pass(ElementType type, std::vector<double>& v, const Shape& shape) {
+    if (is_integral(type)) {
+        const Tensor t = to_data_type(v, shape, type).convert(ElementType::f64);
+        std::copy(t.data<double>(), t.data<double>() + t.size(), v.begin());
+    } else if (type != ElementType::f64) {
+        for (auto& x : v) x = static_cast<float>(x);
+    }
+}
+
+bool is_pillow(const std::string& mode) { return mode == "bilinear_pillow" || mode == "bicubic_pillow"; }
+
+// OpenVINO's pillow modes resize one H x W plane: exactly two axes, H before W.
+void check_pillow_axes(const Node& n, const std::vector<int64_t>& axes) {
+    if (axes.size() == 2 && axes[0] < axes[1]) return;
+    std::string listed;
+    for (int64_t a : axes) listed += (listed.empty() ? "" : ", ") + std::to_string(a);
+    throw Error("mode '" + n.attr<std::string>("mode") + "' resizes exactly two axes (H, W) in increasing order, got [" +
+                    listed + "]",
+                n.describe(), "pass the axes input with the two spatial axes, e.g. [2, 3] for NCHW or [1, 2] for NHWC");
+}
+
 std::vector<Tensor> eval_interpolate(const Node& n, const std::vector<Tensor>& inputs) {
     check_attrs(n);
     const Tensor& data = inputs.at(0);
@@ -228,9 +300,18 @@ std::vector<Tensor> eval_interpolate(const Node& n, const std::vector<Tensor>& i
     if (target.size() != axes.size()) throw Error("scales_or_sizes does not match the axes", n.describe());
     const auto sizes = sizes_mode ? target.to_i64() : std::vector<int64_t>{};
     const auto scales = sizes_mode ? std::vector<double>{} : target.to_f64();
+    const auto mode = n.attr<std::string>("mode");
+    if (is_pillow(mode)) check_pillow_axes(n, axes);
 
     Shape padded = xs;
     for (size_t i = 0; i < rank; ++i) padded[i] += pb[i] + pe[i];
+    // Output extent of axes[i].
+    auto out_len_of = [&](size_t i) {
+        const int64_t in_len = padded[static_cast<size_t>(axes[i])];
+        const int64_t out_len = sizes_mode ? sizes[i] : scaled_extent(in_len, static_cast<float>(scales[i]));
+        if (out_len < 0 || in_len < 1) throw Error("Interpolate to or from an empty axis", n.describe());
+        return out_len;
+    };
     // Work in double for float types, float otherwise (rounded back on output).
     const Tensor wide = data.convert(ElementType::f64);
     std::vector<double> cur(static_cast<size_t>(shape_size(padded)), 0.0);
@@ -248,22 +329,27 @@ std::vector<Tensor> eval_interpolate(const Node& n, const std::vector<Tensor>& i
         }
     }
     Shape shape = padded;
+    if (is_pillow(mode)) {
+        const bool cubic = mode == "bicubic_pillow";
+        const double cube_coeff = n.attr<double>("cube_coeff");
+        for (size_t i : {size_t{1}, size_t{0}}) {  // W, then H
+            const size_t axis = static_cast<size_t>(axes[i]);
+            const int64_t in_len = padded[axis], out_len = out_len_of(i);
+            if (out_len == in_len) continue;  // an identity pass, skipped as Pillow does
+            cur = resample_axis(cur, shape, axis, out_len, plan_pillow_axis(cubic, cube_coeff, in_len, out_len));
+            store_pass(data.type(), cur, shape);
+        }
+        return {to_data_type(cur, shape, data.type())};
+    }
     for (size_t i = 0; i < axes.size(); ++i) {
         const size_t axis = static_cast<size_t>(axes[i]);
-        const int64_t in_len = padded[axis];
-        const int64_t out_len = sizes_mode ? sizes[i] : scaled_extent(in_len, static_cast<float>(scales[i]));
-        if (out_len < 0 || in_len < 1) throw Error("Interpolate to or from an empty axis", n.describe());
+        const int64_t in_len = padded[axis], out_len = out_len_of(i);
         const float scale = sizes_mode ? static_cast<float>(out_len) / static_cast<float>(in_len)
                                        : static_cast<float>(scales[i]);
         cur = resample_axis(cur, shape, axis, out_len, plan_axis(n, in_len, out_len, scale));
     }
-    Tensor result = Tensor::from_vector<double>(cur, shape);
-    if (is_integral(data.type())) {
-        // Round to nearest for integer images rather than truncating.
-        for (auto& v : cur) v = std::round(v);
-        result = Tensor::from_vector<double>(cur, shape);
-    }
-    return {result.convert(data.type())};
+    // Integer images are rounded to nearest rather than truncated.
+    return {to_data_type(cur, shape, data.type())};
 }
 
 }  // namespace

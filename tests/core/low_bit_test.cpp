@@ -9,22 +9,14 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
 
 using ET = ElementType;
-
-Tensor packed(ET type, std::vector<uint8_t> bytes, int64_t count) {
-    std::vector<std::byte> b(bytes.size());
-    for (size_t i = 0; i < bytes.size(); ++i) b[i] = std::byte{bytes[i]};
-    return Tensor(type, Shape{count}, std::make_shared<OwnedBuffer>(std::move(b)));
-}
-
-std::vector<uint8_t> bytes_of(const Tensor& t) {
-    const auto* p = reinterpret_cast<const uint8_t*>(t.bytes());
-    return std::vector<uint8_t>(p, p + t.byte_size());
-}
+using test::bytes_of;
+using test::packed;
 
 template <typename T>
 std::vector<int> ints(const Tensor& t) {

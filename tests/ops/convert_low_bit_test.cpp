@@ -12,18 +12,9 @@ namespace mo {
 namespace {
 
 using ET = ElementType;
+using test::bytes_of;
+using test::packed;
 using test::values;
-
-Tensor packed(ET type, std::vector<uint8_t> bytes, int64_t count) {
-    std::vector<std::byte> b(bytes.size());
-    for (size_t i = 0; i < bytes.size(); ++i) b[i] = std::byte{bytes[i]};
-    return Tensor(type, Shape{count}, std::make_shared<OwnedBuffer>(std::move(b)));
-}
-
-std::vector<uint8_t> bytes_of(const Tensor& t) {
-    const auto* p = reinterpret_cast<const uint8_t*>(t.bytes());
-    return std::vector<uint8_t>(p, p + t.byte_size());
-}
 
 Tensor convert(const Tensor& x, ET to) {
     auto out = test::run_op("Convert", {x}, {{"destination_type", to}});

@@ -55,6 +55,17 @@ void expect_schemas_match_opsets_json(
     }
 }
 
+Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count) {
+    std::vector<std::byte> b(bytes.size());
+    for (size_t i = 0; i < bytes.size(); ++i) b[i] = std::byte{bytes[i]};
+    return Tensor(type, Shape{count}, std::make_shared<OwnedBuffer>(std::move(b)));
+}
+
+std::vector<uint8_t> bytes_of(const Tensor& t) {
+    const auto* p = reinterpret_cast<const uint8_t*>(t.bytes());
+    return std::vector<uint8_t>(p, p + t.byte_size());
+}
+
 std::vector<float> iota(size_t n, float from) {
     std::vector<float> v(n);
     for (size_t i = 0; i < n; ++i) v[i] = from + static_cast<float>(i);

@@ -35,6 +35,11 @@ void expect_schemas_match_opsets_json(
     const OpRegistry& r, const nlohmann::json& opsets,
     const std::function<void(const std::string& type, std::vector<std::string>& attrs)>& adjust = {});
 
+// A 1D tensor of `count` elements of `type` over the given raw bytes (packed types: u1/u4/i4),
+// and a tensor's raw bytes.
+Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count);
+std::vector<uint8_t> bytes_of(const Tensor& t);
+
 // from, from + 1, ... (n values).
 std::vector<float> iota(size_t n, float from = 1);
 

@@ -14,7 +14,9 @@ void register_matmul_ops(OpRegistry& r);         // MatMul
 void register_normalization_ops(OpRegistry& r);  // BatchNormInference, MVN
 void register_shape_ops(OpRegistry& r);          // Reshape, Transpose, Concat, Split, Slice, Gather, ShapeOf, ...
 void register_interpolate_ops(OpRegistry& r);    // Interpolate
-void register_recurrent_ops(OpRegistry& r);      // LSTMSequence, GRUSequence
+void register_recurrent_ops(OpRegistry& r);      // LSTMSequence, GRUSequence, RNNSequence
+void register_einsum_ops(OpRegistry& r);         // Einsum
+void register_unique_ops(OpRegistry& r);         // Unique
 void register_internal_ops(OpRegistry& r);       // framework-level ops lowered by back transformations
 
 // All of the above.

@@ -1,6 +1,6 @@
-// LSTMSequence-5 and GRUSequence-5 (batch-first layouts: X [B, T, I], states [B, D, H],
-// W [D, G*H, I], R [D, G*H, H], B [D, G*H]; outputs Y [B, D, T, H] and the final states).
-// Gate order: LSTM f, i, c, o; GRU z, r, h. Steps at or past sequence_lengths[b] leave the
+// LSTMSequence-5, GRUSequence-5 and RNNSequence-5 (batch-first layouts: X [B, T, I], states
+// [B, D, H], W [D, G*H, I], R [D, G*H, H], B [D, G*H]; outputs Y [B, D, T, H] and the final
+// states). Gate order: LSTM f, i, c, o; GRU z, r, h; RNN has one gate. Steps at or past sequence_lengths[b] leave the
 // state unchanged and write zeros to Y; the reverse direction runs over each sequence's own
 // length backwards.
 //
@@ -17,21 +17,26 @@
 namespace mo {
 namespace {
 
+enum class Cell { lstm, gru, rnn };
+
 struct CellKind {
     const char* type;
-    bool lstm;
-    int64_t gates;  // 4 for LSTM, 3 for GRU
+    Cell cell;
+    int64_t gates;  // 4 for LSTM, 3 for GRU, 1 for RNN
+    size_t activations;
     const char* default_activations;
+    bool lstm() const { return cell == Cell::lstm; }
 };
 
-constexpr CellKind kLstm{"LSTMSequence", true, 4, "sigmoid,tanh,tanh"};
-constexpr CellKind kGru{"GRUSequence", false, 3, "sigmoid,tanh"};
+constexpr CellKind kLstm{"LSTMSequence", Cell::lstm, 4, 3, "sigmoid,tanh,tanh"};
+constexpr CellKind kGru{"GRUSequence", Cell::gru, 3, 2, "sigmoid,tanh"};
+constexpr CellKind kRnn{"RNNSequence", Cell::rnn, 1, 1, "tanh"};
 
-// Input positions differ: the GRU has no cell state.
+// Input positions differ: only the LSTM has a cell state.
 struct Inputs {
     size_t x = 0, h = 1, c = 2, lengths = 3, w = 4, r = 5, b = 6;
 };
-Inputs inputs_of(const CellKind& k) { return k.lstm ? Inputs{} : Inputs{0, 1, SIZE_MAX, 2, 3, 4, 5}; }
+Inputs inputs_of(const CellKind& k) { return k.lstm() ? Inputs{} : Inputs{0, 1, SIZE_MAX, 2, 3, 4, 5}; }
 
 std::vector<std::string> split_activations(const std::string& joined) {
     std::vector<std::string> names;
@@ -57,7 +62,7 @@ struct Activation {
 
 std::vector<Activation> read_activations(const Node& n, const CellKind& k) {
     auto names = split_activations(n.attr<std::string>("activations"));
-    const size_t needed = k.lstm ? 3 : 2;
+    const size_t needed = k.activations;
     if (names.size() != needed)
         throw Error("activations must list " + std::to_string(needed) + " functions, got '" +
                         n.attr<std::string>("activations") + "'",
@@ -90,7 +95,7 @@ void infer_sequence(InferContext& c, const CellKind& k) {
     const int64_t dirs = directions_of(c.node);
     const int64_t hidden = c.attr<int64_t>("hidden_size");
     if (hidden < 1) c.fail("hidden_size must be positive");
-    const bool lbr = !k.lstm && c.attr<bool>("linear_before_reset");
+    const bool lbr = k.cell == Cell::gru && c.attr<bool>("linear_before_reset");
     Dimension batch, seq, input_size, num_dirs = dirs, hid = hidden;
     auto shape_of = [&](size_t i, size_t rank, const char* name) -> PartialShape {
         const PartialShape& s = c.in_shape(i);
@@ -106,7 +111,7 @@ void infer_sequence(InferContext& c, const CellKind& k) {
     merge_dim(c, batch, h0[0], "initial_hidden_state batch");
     merge_dim(c, num_dirs, h0[1], "initial_hidden_state directions");
     merge_dim(c, hid, h0[2], "initial_hidden_state hidden size");
-    if (k.lstm) {
+    if (k.lstm()) {
         const PartialShape c0 = shape_of(in.c, 3, "initial_cell_state");
         merge_dim(c, batch, c0[0], "initial_cell_state batch");
         merge_dim(c, num_dirs, c0[1], "initial_cell_state directions");
@@ -134,7 +139,7 @@ void infer_sequence(InferContext& c, const CellKind& k) {
     if (type == ElementType::dynamic) type = c.in_type(in.w);
     c.set_output(0, type, PartialShape{batch, dirs, seq, hidden});
     c.set_output(1, type, PartialShape{batch, dirs, hidden});
-    if (k.lstm) c.set_output(2, type, PartialShape{batch, dirs, hidden});
+    if (k.lstm()) c.set_output(2, type, PartialShape{batch, dirs, hidden});
 }
 
 // y[rows] = M[rows, cols] * v[cols], accumulated.
@@ -154,7 +159,7 @@ std::vector<Tensor> eval_sequence(const Node& n, const std::vector<Tensor>& inpu
     const bool reverse_only = n.attr<std::string>("direction") == "reverse";
     const int64_t H = n.attr<int64_t>("hidden_size");
     const float clip = static_cast<float>(n.attr<double>("clip"));
-    const bool lbr = !k.lstm && n.attr<bool>("linear_before_reset");
+    const bool lbr = k.cell == Cell::gru && n.attr<bool>("linear_before_reset");
     const Shape& xs = inputs.at(in.x).shape();
     if (xs.size() != 3) throw Error("X must be 3D", n.describe());
     const int64_t B = xs[0], T = xs[1], I = xs[2], G = k.gates;
@@ -162,7 +167,7 @@ std::vector<Tensor> eval_sequence(const Node& n, const std::vector<Tensor>& inpu
         if (inputs.at(i).shape() != s) throw Error(std::string(name) + " has the wrong shape", n.describe());
     };
     expect(in.h, {B, dirs, H}, "initial_hidden_state");
-    if (k.lstm) expect(in.c, {B, dirs, H}, "initial_cell_state");
+    if (k.lstm()) expect(in.c, {B, dirs, H}, "initial_cell_state");
     expect(in.lengths, {B}, "sequence_lengths");
     expect(in.w, {dirs, G * H, I}, "W");
     expect(in.r, {dirs, G * H, H}, "R");
@@ -171,7 +176,7 @@ std::vector<Tensor> eval_sequence(const Node& n, const std::vector<Tensor>& inpu
     auto f32 = [](const Tensor& t) { return t.convert(ElementType::f32); };
     const Tensor X = f32(inputs[in.x]), H0 = f32(inputs[in.h]), W = f32(inputs[in.w]), R = f32(inputs[in.r]),
                  Bias = f32(inputs[in.b]);
-    const Tensor C0 = k.lstm ? f32(inputs[in.c]) : Tensor();
+    const Tensor C0 = k.lstm() ? f32(inputs[in.c]) : Tensor();
     const auto lengths = inputs[in.lengths].to_i64();
 
     Tensor Y = Tensor::allocate(ElementType::f32, {B, dirs, T, H});
@@ -189,14 +194,17 @@ std::vector<Tensor> eval_sequence(const Node& n, const std::vector<Tensor>& inpu
         for (int64_t b = 0; b < B; ++b) {
             const int64_t len = std::clamp<int64_t>(lengths[static_cast<size_t>(b)], 0, T);
             std::copy_n(H0.data<float>() + (b * dirs + d) * H, H, h.begin());
-            if (k.lstm) std::copy_n(C0.data<float>() + (b * dirs + d) * H, H, c.begin());
+            if (k.lstm()) std::copy_n(C0.data<float>() + (b * dirs + d) * H, H, c.begin());
             for (int64_t step = 0; step < len; ++step) {
                 const int64_t t = backwards ? len - 1 - step : step;
                 const float* xt = X.data<float>() + (b * T + t) * I;
                 // g = W xt + bias (+ R h for the gates that see the whole state)
                 std::copy_n(bias, G * H, g.begin());
                 matvec_add(w, xt, G * H, I, g.data());
-                if (k.lstm) {
+                if (k.cell == Cell::rnn) {
+                    matvec_add(r, h.data(), H, H, g.data());
+                    for (int64_t j = 0; j < H; ++j) h[j] = act[0](gate_clip(g[j]));
+                } else if (k.lstm()) {
                     matvec_add(r, h.data(), G * H, H, g.data());
                     for (int64_t j = 0; j < H; ++j) {
                         const float f = act[0](gate_clip(g[j]));
@@ -229,12 +237,12 @@ std::vector<Tensor> eval_sequence(const Node& n, const std::vector<Tensor>& inpu
                 std::copy_n(h.begin(), H, y + ((b * dirs + d) * T + t) * H);
             }
             std::copy_n(h.begin(), H, Ho.mutable_data<float>() + (b * dirs + d) * H);
-            if (k.lstm) std::copy_n(c.begin(), H, Co.mutable_data<float>() + (b * dirs + d) * H);
+            if (k.lstm()) std::copy_n(c.begin(), H, Co.mutable_data<float>() + (b * dirs + d) * H);
         }
     }
     const ElementType type = inputs[in.x].type();
     std::vector<Tensor> out{Y.convert(type), Ho.convert(type)};
-    if (k.lstm) out.push_back(Co.convert(type));
+    if (k.lstm()) out.push_back(Co.convert(type));
     return out;
 }
 
@@ -248,14 +256,14 @@ std::vector<AttrSpec> sequence_attrs(const CellKind& k) {
         // 0: no clipping (OpenVINO's runtime default and IR spelling).
         {"clip", AttrKind::Float, 0.0},
     };
-    if (!k.lstm) attrs.push_back({"linear_before_reset", AttrKind::Bool, false});
+    if (k.cell == Cell::gru) attrs.push_back({"linear_before_reset", AttrKind::Bool, false});
     return attrs;
 }
 
 void add_sequence(OpRegistry& r, const CellKind& k) {
     r.add(OpSchema{
         .type = k.type, .ir_type = k.type, .ir_version = "opset5",
-        .min_inputs = k.lstm ? 7u : 6u, .max_inputs = k.lstm ? 7u : 6u, .num_outputs = k.lstm ? 3u : 2u,
+        .min_inputs = k.lstm() ? 7u : 6u, .max_inputs = k.lstm() ? 7u : 6u, .num_outputs = k.lstm() ? 3u : 2u,
         .attrs = sequence_attrs(k),
         .infer = [k](InferContext& c) { infer_sequence(c, k); },
         .eval = [k](const Node& n, const std::vector<Tensor>& in) { return eval_sequence(n, in, k); },
@@ -267,6 +275,7 @@ void add_sequence(OpRegistry& r, const CellKind& k) {
 void register_recurrent_ops(OpRegistry& r) {
     add_sequence(r, kLstm);
     add_sequence(r, kGru);
+    add_sequence(r, kRnn);
 }
 
 }  // namespace mo

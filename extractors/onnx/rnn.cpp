@@ -1,6 +1,7 @@
-// LSTM / GRU -> LSTMSequence-5 / GRUSequence-5. ONNX is time-major ([T, B, I], states
-// [D, B, H]) unless layout=1; OpenVINO is batch-first ([B, T, I], states [B, D, H], Y
-// [B, D, T, H]). LSTM gates go from ONNX i,o,f,c to OpenVINO f,i,c,o; GRU keeps z,r,h.
+// LSTM / GRU / RNN -> LSTMSequence-5 / GRUSequence-5 / RNNSequence-5. ONNX is time-major
+// ([T, B, I], states [D, B, H]) unless layout=1; OpenVINO is batch-first ([B, T, I], states
+// [B, D, H], Y [B, D, T, H]). LSTM gates go from ONNX i,o,f,c to OpenVINO f,i,c,o; GRU keeps
+// z,r,h; RNN has one gate.
 // ONNX biases are [D, 2*G*H] (W biases then R biases): summed per gate, except the GRU's
 // h gate with linear_before_reset, where OpenVINO keeps both ([D, 4H]).
 #include <algorithm>
@@ -18,10 +19,13 @@ struct RnnKind {
     int64_t gates;
     std::vector<int64_t> order;  // OpenVINO gate k comes from ONNX gate order[k]
     size_t initial_h, initial_c;  // ONNX input positions of the initial states
+    size_t activations;           // activation functions per direction
+    bool gru;                     // has linear_before_reset
 };
 
-const RnnKind kLstm{"LSTMSequence", 4, {2, 0, 3, 1}, 5, 6};
-const RnnKind kGru{"GRUSequence", 3, {0, 1, 2}, 5, SIZE_MAX};
+const RnnKind kLstm{"LSTMSequence", 4, {2, 0, 3, 1}, 5, 6, 3, false};
+const RnnKind kGru{"GRUSequence", 3, {0, 1, 2}, 5, SIZE_MAX, 2, true};
+const RnnKind kRnn{"RNNSequence", 1, {0}, 5, SIZE_MAX, 1, false};
 
 // Gate chunks along axis 1 of [D, G*H, ...] reordered physically.
 Tensor reorder_gates(OnnxExtractContext& c, const Tensor& t, int64_t gates, const std::vector<int64_t>& order) {
@@ -103,6 +107,8 @@ std::string activations(OnnxExtractContext& c, size_t per_direction, int64_t dir
     for (size_t k = 0; k < per_direction; ++k) {
         std::string lower = a[k];
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        // The only functions OpenVINO's sequences have; none of them reads activation_alpha/beta.
+        if (lower != "sigmoid" && lower != "tanh" && lower != "relu") c.unsupported("activation " + a[k]);
         joined += (k ? "," : "") + lower;
     }
     return joined;
@@ -144,7 +150,7 @@ void rnn(OnnxExtractContext& c, const RnnKind& k) {
     if (hidden <= 0 && r.shape().rank_is_static() && r.shape().rank() == 3 && r.shape()[2].is_static())
         hidden = r.shape()[2].get_length();
     if (hidden <= 0) c.fail("hidden_size is unknown", "set hidden_size or make R a constant");
-    bool lbr = !lstm && c.i("linear_before_reset", 0) != 0;
+    bool lbr = k.gru && c.i("linear_before_reset", 0) != 0;
 
     OutPort x_bf = batch_first ? x : c.op("Transpose", "X", {x, c.i64s("X/order", {1, 0, 2})});
     int64_t batch_axis = batch_first ? 0 : 1, time_axis = batch_first ? 1 : 0;
@@ -198,12 +204,17 @@ void rnn(OnnxExtractContext& c, const RnnKind& k) {
     if (lstm) in.push_back(*c0);
     in.insert(in.end(), {lengths, w_ov, r_ov, b_ov});
     AttrMap attrs{{"hidden_size", hidden}, {"direction", direction}};
-    std::string acts = activations(c, lstm ? 3 : 2, dirs);
+    std::string acts = activations(c, k.activations, dirs);
     if (!acts.empty()) attrs["activations"] = acts;
     if (c.has("activation_alpha")) attrs["activations_alpha"] = c.floats("activation_alpha");
     if (c.has("activation_beta")) attrs["activations_beta"] = c.floats("activation_beta");
-    if (c.has("clip")) attrs["clip"] = c.f("clip", 0.0);
-    if (!lstm) attrs["linear_before_reset"] = lbr;
+    if (c.has("clip")) {
+        // OpenVINO reads clip=0 as "no clipping"; ONNX would clip to [-clip, clip].
+        double clip = c.f("clip", 0.0);
+        if (!(clip > 0)) c.unsupported("clip=" + std::to_string(clip) + " (not positive)");
+        attrs["clip"] = clip;
+    }
+    if (k.gru) attrs["linear_before_reset"] = lbr;
     Node seq = c.add(k.type, "", in, attrs);
 
     // Y [B, D, T, H] -> ONNX [T, D, B, H] (or [B, T, D, H] with layout=1); states [B, D, H] -> [D, B, H].
@@ -221,6 +232,7 @@ void rnn(OnnxExtractContext& c, const RnnKind& k) {
 void register_onnx_rnn(OnnxExtractorRegistry& r) {
     r.add({"", "LSTM", 7, INT64_MAX, [](OnnxExtractContext& c) { rnn(c, kLstm); }});
     r.add({"", "GRU", 7, INT64_MAX, [](OnnxExtractContext& c) { rnn(c, kGru); }});
+    r.add({"", "RNN", 7, INT64_MAX, [](OnnxExtractContext& c) { rnn(c, kRnn); }});
 }
 
 }  // namespace mo

@@ -1,5 +1,5 @@
-// LSTMSequence-5 and GRUSequence-5: shapes, and steps against the spec's cell formulas with tiny
-// hand-picked weights (hidden size 1, input size 1).
+// LSTMSequence-5, GRUSequence-5 and RNNSequence-5: shapes, and steps against the spec's cell
+// formulas with tiny hand-picked weights.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -162,6 +162,100 @@ TEST(RecurrentOps, UnknownActivationIsAnError) {
                       {{"hidden_size", int64_t{1}}, {"direction", std::string("forward")},
                        {"activations", std::string("sigmoid,softsign")}});
     EXPECT_THROW(infer(gru), Error);
+}
+
+TEST(RecurrentOps, RnnSequenceShapes) {
+    GraphBuilder b;
+    auto make = [&](int64_t w_rows) {
+        return b.node("RNNSequence",
+                      {b.input(f32, PartialShape{Dimension(), 5, 3}), b.input(f32, PartialShape{Dimension(), 2, 4}),
+                       b.input(i64, PartialShape{Dimension()}), b.input(f32, {2, w_rows, 3}), b.input(f32, {2, 4, 4}),
+                       b.input(f32, {2, 4})},
+                      {{"hidden_size", int64_t{4}}, {"direction", std::string("bidirectional")}});
+    };
+    Node rnn = make(4);
+    infer(rnn);
+    ASSERT_EQ(rnn.output_count(), 2u);
+    EXPECT_EQ(rnn.out(0).shape().to_string(), "?,2,5,4");
+    EXPECT_EQ(rnn.out(1).shape().to_string(), "?,2,4");
+    EXPECT_EQ(rnn.attr<std::string>("activations"), "tanh");
+    EXPECT_FALSE(rnn.op().find_attr("linear_before_reset"));
+    EXPECT_THROW(infer(make(12)), Error);  // W rows are hidden_size, not 3 gates' worth
+}
+
+// One step, two units, input size 2: H1 = f(W x + R h0 + B) per unit, x = [1, 2], h0 = [0.5, -1],
+// W = [[0.1, 0.2], [0.3, -0.4]], R = [[1, 0], [0.5, 0.5]], B = [0.05, -0.1]:
+//   unit 0: 0.1 + 0.4 + 0.5 + 0 + 0.05 = 1.05;  unit 1: 0.3 - 0.8 + 0.25 - 0.5 - 0.1 = -0.85.
+TEST(RecurrentOps, RnnOneStepTwoUnitsByHand) {
+    auto run = [](AttrMap attrs) {
+        GraphBuilder b;
+        attrs["hidden_size"] = int64_t{2};
+        attrs["direction"] = std::string("forward");
+        Node rnn = b.node("RNNSequence",
+                          {b.input(f32, {1, 1, 2}), b.input(f32, {1, 1, 2}), b.input(i64, {1}), b.input(f32, {1, 2, 2}),
+                           b.input(f32, {1, 2, 2}), b.input(f32, {1, 2})},
+                          attrs);
+        return rnn.op().eval(rnn, {t({1, 2}, {1, 1, 2}), t({0.5f, -1}, {1, 1, 2}), Tensor::from_vector<int64_t>({1}, {1}),
+                                   t({0.1f, 0.2f, 0.3f, -0.4f}, {1, 2, 2}), t({1, 0, 0.5f, 0.5f}, {1, 2, 2}),
+                                   t({0.05f, -0.1f}, {1, 2})});
+    };
+    auto out = run({});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].shape(), (Shape{1, 1, 1, 2}));
+    EXPECT_EQ(out[1].shape(), (Shape{1, 1, 2}));
+    for (size_t k : {0u, 1u}) {
+        auto v = values(out[k]);
+        EXPECT_NEAR(v[0], std::tanh(1.05f), 1e-6);
+        EXPECT_NEAR(v[1], std::tanh(-0.85f), 1e-6);
+    }
+    // relu after clipping to [-0.9, 0.9]: [min(1.05, 0.9), relu(-0.85)].
+    out = run({{"activations", std::string("relu")}, {"clip", 0.9}});
+    EXPECT_NEAR(values(out[1])[0], 0.9f, 1e-6);
+    EXPECT_EQ(values(out[1])[1], 0.0f);
+    out = run({{"activations", std::string("sigmoid")}});
+    EXPECT_NEAR(values(out[1])[0], sigmoid(1.05f), 1e-6);
+    EXPECT_NEAR(values(out[1])[1], sigmoid(-0.85f), 1e-6);
+}
+
+// Hidden 1, input 1, W = 1, B = 0; R = 0.5 forward and -0.5 reverse. Batch 0 [a, b] has length 2,
+// batch 1 [c, -] length 1: its second step is zero in Y and leaves the state alone.
+TEST(RecurrentOps, RnnBidirectionalWithSequenceLengths) {
+    GraphBuilder b;
+    Node rnn = b.node("RNNSequence",
+                      {b.input(f32, {2, 2, 1}), b.input(f32, {2, 2, 1}), b.input(i64, {2}), b.input(f32, {2, 1, 1}),
+                       b.input(f32, {2, 1, 1}), b.input(f32, {2, 1})},
+                      {{"hidden_size", int64_t{1}}, {"direction", std::string("bidirectional")}});
+    const float a = 0.3f, bb = -0.7f, c = 0.9f;
+    auto out = rnn.op().eval(rnn, {t({a, bb, c, 5}, {2, 2, 1}), t({0, 0, 0, 0}, {2, 2, 1}),
+                                   Tensor::from_vector<int64_t>({2, 1}, {2}), t({1, 1}, {2, 1, 1}),
+                                   t({0.5f, -0.5f}, {2, 1, 1}), t({0, 0}, {2, 1})});
+    const float f0 = std::tanh(a), f1 = std::tanh(bb + 0.5f * f0);  // forward, batch 0
+    const float r1 = std::tanh(bb), r0 = std::tanh(a - 0.5f * r1);  // reverse, batch 0
+    auto y = values(out[0]);                                        // [batch][dir][time]
+    ASSERT_EQ(y.size(), 8u);
+    EXPECT_NEAR(y[0], f0, 1e-6);
+    EXPECT_NEAR(y[1], f1, 1e-6);
+    EXPECT_NEAR(y[2], r0, 1e-6);
+    EXPECT_NEAR(y[3], r1, 1e-6);
+    EXPECT_NEAR(y[4], std::tanh(c), 1e-6);
+    EXPECT_EQ(y[5], 0.0f);
+    EXPECT_NEAR(y[6], std::tanh(c), 1e-6);
+    EXPECT_EQ(y[7], 0.0f);
+    auto ho = values(out[1]);  // [batch][dir]
+    EXPECT_NEAR(ho[0], f1, 1e-6);
+    EXPECT_NEAR(ho[1], r0, 1e-6);
+    EXPECT_NEAR(ho[2], std::tanh(c), 1e-6);
+    EXPECT_NEAR(ho[3], std::tanh(c), 1e-6);
+}
+
+TEST(RecurrentOps, RnnTakesExactlyOneActivation) {
+    GraphBuilder b;
+    Node rnn = b.node("RNNSequence",
+                      {b.input(f32, {1, 1, 1}), b.input(f32, {1, 1, 1}), b.input(i64, {1}), b.input(f32, {1, 1, 1}),
+                       b.input(f32, {1, 1, 1}), b.input(f32, {1, 1})},
+                      {{"hidden_size", int64_t{1}}, {"direction", std::string("forward")},
+                       {"activations", std::string("sigmoid,tanh")}});
+    EXPECT_THROW(infer(rnn), Error);
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ struct FrameworkInfo {
     std::any record;
 };
 
+// rt_info key (version "0"): this op must stay in f32 (see Node::rt_info).
+inline constexpr const char* kDisableFp16Compression = "disable_fp16_compression";
+
 class Node {
 public:
     Node() = default;
@@ -81,6 +84,8 @@ public:
     // Names of source-model nodes fused into this one (provenance, for rt_info and debugging).
     std::vector<std::string>& fused_names() const;
     // Layer rt_info written by the emitter: attribute name -> version (e.g. "decompression" -> "0").
+    // OpenVINO's "disable_fp16_compression" (kDisableFp16Compression) keeps an op in f32: the
+    // f16 compression leaves its constant inputs f32, and OpenVINO keeps it out of f16 inference.
     std::map<std::string, std::string>& rt_info() const;
     // "node 'conv1' (Convolution)": for error messages.
     std::string describe() const;

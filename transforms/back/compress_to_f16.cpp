@@ -14,6 +14,7 @@ namespace {
 
 bool feeds_precision_sensitive_input(const OutPort& port) {
     for (const InPort& t : port.targets()) {
+        if (t.node().rt_info().count(kDisableFp16Compression)) return true;
         const auto& sensitive = t.node().op().precision_sensitive_inputs;
         if (std::find(sensitive.begin(), sensitive.end(), t.index()) != sensitive.end()) return true;
     }

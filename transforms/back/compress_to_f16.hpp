@@ -6,7 +6,8 @@
 namespace mo {
 
 // Enabled by ConversionOptions::compress_to_fp16. Skips constants feeding an input listed in
-// the consumer's OpSchema::precision_sensitive_inputs and constants with a finite value beyond
+// the consumer's OpSchema::precision_sensitive_inputs or any input of a node whose rt_info has
+// kDisableFp16Compression, and constants with a finite value beyond
 // the f16 range (|v| > 65504). The Convert takes the constant's name and tensor names (and gets
 // rt_info decompression = "0"); the f16 constant is named "<name>_compressed".
 class CompressFloatConstantsToF16 final : public Transformation {

@@ -54,6 +54,9 @@ TEST(CompressFloatConstantsToF16, SkipsOutOfRangeSensitiveAndNonF32AndWhenDisabl
     t.output(t.op("Add", {x, t.constant<float>({1.0f, INFINITY}, {2}, "inf")}, {}, "y2"), "o2");
     t.output(t.op("TestSensitive", {x, t.constant<float>({0.5f, 0.25f}, {2}, "scales")}, {}, "y3"), "o3");
     t.output(t.op("Add", {t.input(ElementType::f64, {2}, "d"), t.constant<double>({1.0, 2.0}, {2}, "f64")}, {}, "y4"), "o4");
+    auto kept = t.op("Divide", {x, t.constant<float>({0.1f, 0.3f}, {2}, "quant_scale")}, {}, "y5");
+    kept.node().rt_info()[kDisableFp16Compression] = "0";
+    t.output(kept, "o5");
     test::infer(t.graph());
     CompressFloatConstantsToF16 pass;
     ConversionOptions opts;
@@ -63,6 +66,8 @@ TEST(CompressFloatConstantsToF16, SkipsOutOfRangeSensitiveAndNonF32AndWhenDisabl
     EXPECT_TRUE(t->find_by_name("big").is("Constant"));
     EXPECT_TRUE(t->find_by_name("scales").is("Constant"));
     EXPECT_TRUE(t->find_by_name("f64").is("Constant"));
+    EXPECT_TRUE(t->find_by_name("quant_scale").is("Constant"));  // its consumer stays f32
+    EXPECT_EQ(t->find_by_name("quant_scale").out(0).type(), ElementType::f32);
 
     opts.compress_to_fp16 = false;
     EXPECT_FALSE(pass.condition(t.graph(), TransformContext{opts}));

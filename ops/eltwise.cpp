@@ -21,7 +21,7 @@ namespace {
 
 // ---- Element types ---------------------------------------------------------------------------
 
-enum class Accepts { Any, Numeric, Float, Boolean };
+enum class Accepts { Any, Numeric, Float, Boolean, Integer };
 
 bool accepts(Accepts a, ElementType t) {
     if (t == ElementType::dynamic) return true;
@@ -30,6 +30,7 @@ bool accepts(Accepts a, ElementType t) {
     case Accepts::Numeric: return is_float(t) || is_integral(t);
     case Accepts::Float: return is_float(t);
     case Accepts::Boolean: return t == ElementType::boolean;
+    case Accepts::Integer: return is_integral(t);
     }
     return false;
 }
@@ -40,6 +41,7 @@ const char* describe(Accepts a) {
     case Accepts::Numeric: return "a numeric type";
     case Accepts::Float: return "a floating-point type";
     case Accepts::Boolean: return "boolean";
+    case Accepts::Integer: return "an integer type";
     }
     return "";
 }
@@ -272,10 +274,10 @@ double param(const std::vector<Tensor>& in, size_t i, double fallback) {
     return v[0];
 }
 
-enum class BinaryKind { Arithmetic, Comparison, Logical };
+enum class BinaryKind { Arithmetic, Comparison, Logical, Bitwise };
 
-// A binary op with auto_broadcast. Arithmetic keeps the input type, comparisons and logic give
-// boolean. `make(node)` returns f(a, b) on T.
+// A binary op with auto_broadcast. Arithmetic and bitwise ops keep the input type, comparisons
+// and logic give boolean. `make(node)` returns f(a, b) on T.
 template <typename Make>
 OpSchema binary(std::string type, BinaryKind kind, Make make, std::vector<AttrSpec> extra_attrs = {}) {
     std::vector<AttrSpec> attrs = std::move(extra_attrs);
@@ -283,26 +285,28 @@ OpSchema binary(std::string type, BinaryKind kind, Make make, std::vector<AttrSp
     OpSchema s = make_schema(type, type, "opset1", 2, 2, 1, std::move(attrs));
     const Accepts acc = kind == BinaryKind::Arithmetic ? Accepts::Numeric
                         : kind == BinaryKind::Logical  ? Accepts::Boolean
+                        : kind == BinaryKind::Bitwise  ? Accepts::Integer
                                                        : Accepts::Any;
-    s.infer = [acc, kind](InferContext& c) {
+    const bool keeps_type = kind == BinaryKind::Arithmetic || kind == BinaryKind::Bitwise;
+    s.infer = [acc, keeps_type](InferContext& c) {
         check_type(c, 0, acc);
         check_type(c, 1, acc);
         ElementType t = merge_types(c, {0, 1});
         PartialShape shape = broadcast_shapes(c, c.in_shape(0), c.in_shape(1));
-        c.set_output(0, kind == BinaryKind::Arithmetic ? t : ElementType::boolean, shape);
+        c.set_output(0, keeps_type ? t : ElementType::boolean, shape);
     };
-    s.eval = half_via_f32([make, kind](const Node& n, const std::vector<Tensor>& in) {
+    s.eval = half_via_f32([make, keeps_type](const Node& n, const std::vector<Tensor>& in) {
         const Tensor &a = in.at(0), &b = in.at(1);
         if (a.type() != b.type()) throw Error("inputs have different element types", n.describe());
         Shape shape = eval_broadcast(n, {&a, &b});
         auto f = make(n);
-        ElementType out_type = kind == BinaryKind::Arithmetic ? a.type() : ElementType::boolean;
+        ElementType out_type = keeps_type ? a.type() : ElementType::boolean;
         Tensor out = Tensor::allocate(out_type, shape);
         dispatch_type(
             a.type(),
             [&]<typename T>() {
                 const T *pa = a.data<T>(), *pb = b.data<T>();
-                if (kind == BinaryKind::Arithmetic) {
+                if (keeps_type) {
                     T* po = out.mutable_data<T>();
                     for_each_broadcast(shape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
                         po[i] = static_cast<T>(f(pa[ia], pb[ib]));
@@ -314,7 +318,7 @@ OpSchema binary(std::string type, BinaryKind kind, Make make, std::vector<AttrSp
                     });
                 }
             },
-            kind != BinaryKind::Arithmetic);
+            !keeps_type);
         return std::vector<Tensor>{out};
     });
     return s;
@@ -323,6 +327,30 @@ OpSchema binary(std::string type, BinaryKind kind, Make make, std::vector<AttrSp
 template <typename F>
 auto plain_binary(F f) {
     return [f](const Node&) { return f; };
+}
+
+// BitwiseLeftShift-15 / BitwiseRightShift-15. The spec leaves counts < 0 or >= the bit width
+// implementation-defined; here they shift every bit out (0, or -1 for a negative value shifted
+// right), which is what shifting one bit at a time gives. Left shifts wrap modulo 2^N.
+template <typename T>
+T shift_bits(T a, T b, bool left) {
+    if constexpr (!std::is_integral_v<T>) {
+        throw Error("bitwise shifts need integer inputs");
+    } else {
+        constexpr int64_t bits = sizeof(T) * 8;
+        const auto count = static_cast<int64_t>(b);
+        if (count < 0 || count >= bits) return left || !is_negative(a) ? T(0) : static_cast<T>(-1);
+        if (left) return static_cast<T>(static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(a)) << count);
+        return static_cast<T>(a >> count);
+    }
+}
+
+OpSchema bitwise_shift(std::string type, bool left) {
+    OpSchema s = binary(std::move(type), BinaryKind::Bitwise, [left](const Node&) {
+        return [left](auto a, auto b) { return shift_bits(a, b, left); };
+    });
+    s.ir_version = "opset15";
+    return s;
 }
 
 // ---- Ops with their own shape rules --------------------------------------------------------------
@@ -611,6 +639,8 @@ void register_eltwise_ops(OpRegistry& r) {
     r.add(binary("LogicalOr", K::Logical, plain_binary([](auto a, auto b) { return a || b; })));
     r.add(binary("LogicalXor", K::Logical, plain_binary([](auto a, auto b) { return bool(a) != bool(b); })));
     r.add(select());
+    r.add(bitwise_shift("BitwiseLeftShift", true));
+    r.add(bitwise_shift("BitwiseRightShift", false));
 }
 
 }  // namespace mo

@@ -1,6 +1,8 @@
-// BatchNormInference-5 (per-channel affine normalisation on axis 1) and MVN-6 (mean/variance
-// normalisation over the axes given by its second input).
+// BatchNormInference-5 (per-channel affine normalisation on axis 1), MVN-6 (mean/variance
+// normalisation over the axes given by its second input) and LRN-1 (local response normalisation).
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
@@ -135,6 +137,83 @@ std::vector<Tensor> eval_mvn(const Node& n, const std::vector<Tensor>& inputs) {
     });
 }
 
+// LRN-1: x / (bias + alpha / size^len(axes) * sum of x^2 over a window)^beta. The window spans
+// [i - (size-1)/2, i + (size-1)/2] on each listed axis, clipped to the tensor (OpenVINO's
+// reference; for even sizes the spec's text differs from it, so the ONNX extractor refuses them).
+void infer_lrn(InferContext& c) {
+    if (c.attr<int64_t>("size") <= 0) c.fail("size must be positive");
+    ElementType t = c.in_type(0);
+    if (t != ElementType::dynamic && !is_float(t)) c.fail("data must be of a floating-point type");
+    if (c.in_type(1) != ElementType::dynamic && !is_integral(c.in_type(1))) c.fail("axes must be an integer tensor");
+    const PartialShape& data = c.in_shape(0);
+    const PartialShape& axes = c.in_shape(1);
+    if (axes.rank_is_static() && axes.rank() != 1) c.fail("axes must be 1D");
+    if (const Tensor* v = c.in_value(1); v && data.rank_is_static()) {
+        const auto rank = static_cast<int64_t>(data.rank());
+        for (int64_t axis : v->to_i64())
+            if (axis < -rank || axis >= rank)
+                c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    c.set_output(0, t, data);
+}
+
+std::vector<Tensor> eval_lrn(const Node& n, const std::vector<Tensor>& inputs) {
+    const Shape& xs = inputs.at(0).shape();
+    const auto rank = static_cast<int64_t>(xs.size());
+    const int64_t size = n.attr<int64_t>("size");
+    if (size <= 0) throw Error("size must be positive", n.describe());
+    std::set<size_t> axes;
+    for (int64_t axis : inputs.at(1).to_i64()) {
+        if (axis < -rank || axis >= rank) throw Error("axis out of range", n.describe());
+        axes.insert(static_cast<size_t>(normalize_axis(axis, rank)));
+    }
+    const double scale = n.attr<double>("alpha") / std::pow(static_cast<double>(size), static_cast<double>(axes.size()));
+    const double beta = n.attr<double>("beta"), bias = n.attr<double>("bias");
+    const int64_t half = (size - 1) / 2;
+    const auto strides = row_major_strides(xs);
+    return evaluate_via_f32(inputs, [&](const std::vector<Tensor>& in) {
+        Tensor y = Tensor::allocate(in[0].type(), xs);
+        dispatch_type(in[0].type(), [&]<typename T>() {
+            if constexpr (std::is_floating_point_v<T>) {
+                const T* x = in[0].data<T>();
+                T* out = y.mutable_data<T>();
+                std::vector<int64_t> idx(xs.size(), 0), lo(xs.size()), hi(xs.size()), w(xs.size());
+                const int64_t total = shape_size(xs);
+                for (int64_t i = 0; i < total; ++i) {
+                    // The window: [lo, hi) per axis, the element itself on the others.
+                    for (size_t d = 0; d < xs.size(); ++d) {
+                        lo[d] = axes.count(d) ? std::max<int64_t>(0, idx[d] - half) : idx[d];
+                        hi[d] = axes.count(d) ? std::min<int64_t>(xs[d], idx[d] + half + 1) : idx[d] + 1;
+                    }
+                    double sum = 0;
+                    w = lo;
+                    for (bool more = true; more;) {
+                        int64_t off = 0;
+                        for (size_t d = 0; d < xs.size(); ++d) off += w[d] * strides[d];
+                        sum += static_cast<double>(x[off]) * static_cast<double>(x[off]);
+                        more = false;
+                        for (size_t d = xs.size(); d-- > 0;) {
+                            if (++w[d] < hi[d]) {
+                                more = true;
+                                break;
+                            }
+                            w[d] = lo[d];
+                        }
+                    }
+                    out[i] = static_cast<T>(static_cast<double>(x[i]) / std::pow(bias + scale * sum, beta));
+                    for (size_t d = xs.size(); d-- > 0;) {
+                        if (++idx[d] < xs[d]) break;
+                        idx[d] = 0;
+                    }
+                }
+            } else {
+                throw Error("LRN needs a floating-point input", n.describe());
+            }
+        }, false);
+        return std::vector<Tensor>{y};
+    });
+}
+
 }  // namespace
 
 void register_normalization_ops(OpRegistry& r) {
@@ -156,6 +235,18 @@ void register_normalization_ops(OpRegistry& r) {
         },
         .infer = infer_mvn,
         .eval = eval_mvn,
+    });
+    r.add(OpSchema{
+        .type = "LRN", .ir_type = "LRN", .ir_version = "opset1",
+        .min_inputs = 2, .max_inputs = 2, .num_outputs = 1,
+        .attrs = {
+            {"alpha", AttrKind::Float, {}},
+            {"beta", AttrKind::Float, {}},
+            {"bias", AttrKind::Float, {}},
+            {"size", AttrKind::Int, {}},
+        },
+        .infer = infer_lrn,
+        .eval = eval_lrn,
     });
 }
 

@@ -13,6 +13,8 @@ void register_builtin_ops(OpRegistry& r) {
     register_shape_ops(r);
     register_interpolate_ops(r);
     register_recurrent_ops(r);
+    register_einsum_ops(r);
+    register_unique_ops(r);
     register_internal_ops(r);
 }
 

@@ -104,5 +104,8 @@ void register_onnx_resize(OnnxExtractorRegistry& r);
 void register_onnx_rnn(OnnxExtractorRegistry& r);
 void register_onnx_loss(OnnxExtractorRegistry& r);
 void register_onnx_matrix(OnnxExtractorRegistry& r);
+void register_onnx_einsum_unique(OnnxExtractorRegistry& r);
+void register_onnx_misc(OnnxExtractorRegistry& r);
+void register_onnx_quantization(OnnxExtractorRegistry& r);
 
 }  // namespace mo

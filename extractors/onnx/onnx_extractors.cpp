@@ -32,6 +32,9 @@ void register_onnx_extractors(OnnxExtractorRegistry& r) {
     register_onnx_rnn(r);
     register_onnx_loss(r);
     register_onnx_matrix(r);
+    register_onnx_einsum_unique(r);
+    register_onnx_misc(r);
+    register_onnx_quantization(r);
 }
 
 namespace {

@@ -134,6 +134,25 @@ TEST(EndToEnd, Fp16CompressionStoresHalfWeightsBehindADecompressionConvert) {
     EXPECT_STREQ(conv.child("output").child("port").attribute("precision").value(), "FP32");
 }
 
+// f16 would turn the scale 0.1 into 0.0999755859375 and 0.25 / scale from 2.5 (rounds to even: 2)
+// into 2.5006 (rounds to 3): the quantization scale stays f32 and its Divide says so in rt_info.
+TEST(EndToEnd, Fp16CompressionKeepsQuantizationScalesF32) {
+    OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.initializer("scale", std::vector<float>{0.1f}, {});
+    m.node("QuantizeLinear", {"x", "scale"}, {"y"}, {}, "quantize");
+    m.output("y", onnx::TensorProto::UINT8);
+    ScratchDir out("e2e");
+    auto c = convert_model(m.save("quantize_fp16.onnx"), ConversionOptions{}, out);  // compress_to_fp16 by default
+    auto divide = test::layer_of_type(c->doc, "Divide");
+    EXPECT_TRUE(divide.child("rt_info").find_child_by_attribute("attribute", "name", "disable_fp16_compression"));
+    auto scale = test::producer_of(c->doc, divide, 1);
+    ASSERT_STREQ(scale.attribute("type").value(), "Const");
+    EXPECT_STREQ(scale.child("data").attribute("element_type").value(), "f32");
+    const float tenth = 0.1f;
+    EXPECT_EQ(test::const_bytes(scale, c->bin), std::string(reinterpret_cast<const char*>(&tenth), 4));
+}
+
 TEST(EndToEnd, OutputCutKeepsOnlyWhatFeedsTheNewOutput) {
     OnnxModelBuilder m(13);
     m.input("x", {2, 2});

@@ -45,6 +45,7 @@ void expect_schemas_match_opsets_json(
         EXPECT_EQ(s.ir_version, json["opsets"]["opset15"][type].get<std::string>());
         const auto& op = json["ops"][type + "-" + s.ir_version.substr(5)];
         EXPECT_EQ(s.ir_type, op["ir_type"].get<std::string>());
+        if (!op.value("spec_read", false)) continue;  // attributes not transcribed for this op
         std::vector<std::string> names, expected;
         for (const auto& a : s.attrs) names.push_back(a.name);
         for (const auto& a : op["attributes"]) expected.push_back(a["name"].get<std::string>());

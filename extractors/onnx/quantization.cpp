@@ -1,0 +1,217 @@
+// Linear quantization as opset arithmetic, bit-exact with ONNX:
+//   QuantizeLinear       y = Convert(Clamp(Round_half_even(x / scale) + zp, qmin, qmax))
+//   DequantizeLinear     y = (f32(x) - f32(zp)) * scale
+//   DynamicQuantizeLinear  scale and zp from min(0, min x) and max(0, max x), then as above
+//   MatMulInteger / ConvInteger  MatMul / Convolution on i32(x) - i32(zp)
+// Clamp precedes Convert: Convert truncates, which matches ONNX only on rounded, in-range values.
+#include <algorithm>
+
+#include "extractors/onnx/conv_common.hpp"
+
+namespace mo {
+
+namespace {
+
+bool is_zero_constant(const Tensor* v) {
+    if (!v) return false;
+    const auto values = v->to_f64();
+    return std::all_of(values.begin(), values.end(), [](double d) { return d == 0.0; });
+}
+
+OutPort to_type(OnnxExtractContext& c, const std::string& suffix, const OutPort& p, ElementType t) {
+    if (p.type() == t) return p;
+    return c.op("Convert", suffix, {p}, {{"destination_type", t}});
+}
+
+// Scale or zero point of a (de)quantize node, shaped to broadcast against `x`: a scalar as is,
+// a 1D tensor (opset 13 per-axis) along `axis` as [D, 1, ...] for the axes after it.
+OutPort along_axis(OnnxExtractContext& c, const std::string& suffix, const OutPort& p, const OutPort& x) {
+    const int64_t rank = OnnxExtractContext::rank_of(p);
+    if (rank == 0) return p;
+    if (rank != 1) c.fail(suffix + " must be a scalar or a 1D tensor (got rank " + std::to_string(rank) + ")",
+                          "fix the model");
+    if (c.opset() < 13) c.unsupported("a 1D " + suffix + " before opset 13 (per-axis quantization needs opset 13)");
+    const int64_t x_rank = OnnxExtractContext::rank_of(x);
+    if (x_rank < 0) c.unsupported("per-axis " + suffix + " with an input of unknown rank");
+    int64_t axis = c.i("axis", 1);
+    if (axis < -x_rank || axis >= x_rank)
+        c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x_rank), "fix the model");
+    if (axis < 0) axis += x_rank;
+    const int64_t trailing = x_rank - axis - 1;
+    if (trailing == 0) return p;
+    std::vector<int64_t> shape{-1};
+    shape.insert(shape.end(), static_cast<size_t>(trailing), 1);
+    return c.op("Reshape", suffix + "/per_axis", {p, c.i64s(suffix + "/per_axis_shape", shape)},
+                {{"special_zero", false}});
+}
+
+// Clamp(Round(q) + zp, range of `type`) converted to `type` (the node named after the ONNX
+// node); `zp` (f32) may be null.
+OutPort saturate_round(OnnxExtractContext& c, const OutPort& q, const OutPort* zp, ElementType type) {
+    OutPort y = c.op("Round", "rounded", {q}, {{"mode", std::string("half_to_even")}});
+    if (zp) y = c.op("Add", "plus_zero_point", {y, *zp});
+    const bool is_signed = type == ElementType::i8;
+    y = c.op("Clamp", "saturated", {y}, {{"min", is_signed ? -128.0 : 0.0}, {"max", is_signed ? 127.0 : 255.0}});
+    return c.op("Convert", "", {y}, {{"destination_type", type}});
+}
+
+void require_f32(OnnxExtractContext& c, const OutPort& p, const std::string& what) {
+    if (p.type() != ElementType::f32 && p.type() != ElementType::dynamic)
+        c.unsupported(what + " of type " + std::string(ir_name(p.type())) + " (only f32 converts exactly)");
+}
+
+ElementType quantized_type(OnnxExtractContext& c, const OutPort& zp) {
+    const ElementType t = zp.type();
+    if (t == ElementType::dynamic) c.fail("the zero point's element type is unknown", "give the model typed inputs");
+    if (t != ElementType::u8 && t != ElementType::i8)
+        c.unsupported("a zero point of type " + std::string(ir_name(t)) + " (uint8 and int8 are supported)");
+    return t;
+}
+
+// The scale stays f32 under --compress_to_fp16: an f16 scale moves values across rounding
+// boundaries (0.1 would become 0.0999755859375), so the IR would no longer match ONNX exactly.
+OutPort in_f32(const Node& scaling) {
+    scaling.rt_info()[kDisableFp16Compression] = "0";
+    return scaling.out(0);
+}
+
+void quantize_linear(OnnxExtractContext& c) {
+    OutPort x = c.input(0), scale = c.input(1);
+    require_f32(c, x, "input x");
+    require_f32(c, scale, "y_scale");
+    const ElementType type = c.has_input(2) ? quantized_type(c, c.input(2)) : ElementType::u8;
+    OutPort q = in_f32(c.add("Divide", "scaled", {x, along_axis(c, "y_scale", scale, x)}));
+    if (!c.has_input(2) || is_zero_constant(c.input_value(2))) {
+        c.set_output(0, saturate_round(c, q, nullptr, type));
+        return;
+    }
+    OutPort zp = to_type(c, "y_zero_point/f32", along_axis(c, "y_zero_point", c.input(2), x), ElementType::f32);
+    c.set_output(0, saturate_round(c, q, &zp, type));
+}
+
+void dequantize_linear(OnnxExtractContext& c) {
+    OutPort x = c.input(0), scale = c.input(1);
+    require_f32(c, scale, "x_scale");
+    const ElementType t = x.type();
+    if (t != ElementType::u8 && t != ElementType::i8 && t != ElementType::i32 && t != ElementType::dynamic)
+        c.unsupported("input x of type " + std::string(ir_name(t)) + " (uint8, int8 and int32 are supported)");
+    // 8-bit values and their difference are exact in f32; int32 converts as ONNX Runtime does.
+    OutPort y = to_type(c, "x/f32", x, ElementType::f32);
+    if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
+        OutPort zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
+        y = c.op("Subtract", "shifted", {y, zp});
+    }
+    c.set_output(0, in_f32(c.add("Multiply", "", {y, along_axis(c, "x_scale", scale, x)})));
+}
+
+void dynamic_quantize_linear(OnnxExtractContext& c) {
+    OutPort x = c.input(0);
+    require_f32(c, x, "input x");
+    OutPort zero = c.constant("zero", Tensor::scalar<float>(0.0f));
+    OutPort axes = c.axes_from("all_axes", x, 0);
+    OutPort lo = c.op("Minimum", "min", {c.op("ReduceMin", "min/reduce", {x, axes}, {{"keep_dims", false}}), zero});
+    OutPort hi = c.op("Maximum", "max", {c.op("ReduceMax", "max/reduce", {x, axes}, {{"keep_dims", false}}), zero});
+    OutPort scale = c.op("Divide", "y_scale", {c.op("Subtract", "range", {hi, lo}),
+                                               c.constant("qrange", Tensor::scalar<float>(255.0f))});
+    // zp = saturate(round(qmin - min / scale)) with qmin = 0; kept in f32 for the addition.
+    OutPort zp_rounded = c.op("Round", "y_zero_point/round", {c.op("Divide", "y_zero_point/scaled",
+                                                                    {c.op("Negative", "neg_min", {lo}), scale})},
+                              {{"mode", std::string("half_to_even")}});
+    OutPort zp = c.op("Clamp", "y_zero_point/saturate", {zp_rounded}, {{"min", 0.0}, {"max", 255.0}});
+    c.set_output(0, saturate_round(c, c.op("Divide", "scaled", {x, scale}), &zp, ElementType::u8));
+    if (c.output_count() > 1) c.set_output(1, scale);
+    if (c.output_count() > 2)
+        c.set_output(2, c.op("Convert", "y_zero_point", {zp}, {{"destination_type", ElementType::u8}}));
+}
+
+void require_8bit(OnnxExtractContext& c, const OutPort& p, const std::string& what) {
+    const ElementType t = p.type();
+    if (t != ElementType::u8 && t != ElementType::i8 && t != ElementType::dynamic)
+        c.unsupported(what + " of type " + std::string(ir_name(t)) + " (uint8 and int8 are supported)");
+}
+
+// i32(x) - i32(zp), the zero point reshaped by `shape_zp` first; no Subtract for a zero constant.
+template <typename ShapeZp>
+OutPort shifted_i32(OnnxExtractContext& c, const std::string& name, const OutPort& x, size_t zp_input,
+                    ShapeZp shape_zp) {
+    OutPort v = to_type(c, name + "/i32", x, ElementType::i32);
+    if (!c.has_input(zp_input) || is_zero_constant(c.input_value(zp_input))) return v;
+    OutPort zp = c.input(zp_input);
+    require_8bit(c, zp, name + " zero point");
+    zp = to_type(c, name + "_zero_point/i32", shape_zp(zp), ElementType::i32);
+    return c.op("Subtract", name + "/shifted", {v, zp});
+}
+
+void matmul_integer(OnnxExtractContext& c) {
+    OutPort a = c.input(0), b = c.input(1);
+    require_8bit(c, a, "input A");
+    require_8bit(c, b, "input B");
+    // A 1D a_zero_point holds one value per row of A: [M] -> [M, 1]. b's [N] broadcasts as is.
+    OutPort a_shifted = shifted_i32(c, "A", a, 2, [&](const OutPort& zp) {
+        const int64_t zp_rank = OnnxExtractContext::rank_of(zp), a_rank = OnnxExtractContext::rank_of(a);
+        if (zp_rank < 0 || (zp_rank == 1 && a_rank < 0))
+            c.unsupported("a_zero_point or A of unknown rank");
+        if (zp_rank != 1 || a_rank < 2) return zp;
+        return c.op("Unsqueeze", "A_zero_point/per_row", {zp, c.i64s("A_zero_point/axis", {1})});
+    });
+    OutPort b_shifted = shifted_i32(c, "B", b, 3, [](const OutPort& zp) { return zp; });
+    c.set_output(0, c.op("MatMul", "", {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", false}}));
+}
+
+void conv_integer(OnnxExtractContext& c) {
+    OutPort x = c.input(0), w = c.input(1);
+    require_8bit(c, x, "input x");
+    require_8bit(c, w, "input w");
+    const int64_t w_rank = OnnxExtractContext::rank_of(w);
+    const size_t spatial = c.has("kernel_shape") ? c.ints("kernel_shape").size()
+                         : w_rank >= 3           ? static_cast<size_t>(w_rank - 2)
+                                                 : 0;
+    if (spatial == 0)
+        c.fail("cannot tell the number of spatial dimensions", "give the model a kernel_shape or constant weights");
+    const SpatialAttrs a = onnx_spatial_attrs(c, spatial, true);
+    const int64_t group = c.i("group", 1);
+    if (group < 1) c.fail("group must be positive", "fix the model");
+
+    // Subtracting before the convolution makes the padding equal the zero point, as ONNX pads.
+    OutPort xs = shifted_i32(c, "x", x, 2, [&](const OutPort& zp) {
+        if (!zp.shape().is_static() || shape_size(zp.shape().to_shape()) != 1)
+            c.unsupported("an x_zero_point that is not a single value");
+        return zp;
+    });
+    // A 1D w_zero_point holds one value per output channel: [M] -> [M, 1, ...].
+    OutPort ws = shifted_i32(c, "w", w, 3, [&](const OutPort& zp) {
+        const int64_t zp_rank = OnnxExtractContext::rank_of(zp);
+        if (zp_rank < 0) c.unsupported("a w_zero_point of unknown rank");
+        if (zp_rank != 1) return zp;
+        std::vector<int64_t> shape{-1};
+        shape.insert(shape.end(), spatial + 1, 1);
+        return c.op("Reshape", "w_zero_point/per_channel", {zp, c.i64s("w_zero_point/shape", shape)},
+                    {{"special_zero", false}});
+    });
+    if (group > 1) {
+        // [M, C/G, k...] -> [G, M/G, C/G, k...]
+        if (!w.shape().is_static()) c.unsupported("grouped ConvInteger with weights of unknown shape");
+        Shape s = w.shape().to_shape();
+        if (s.empty() || s[0] % group != 0)
+            c.fail("weights' first dimension is not divisible by group " + std::to_string(group), "fix the model");
+        Shape grouped{group, s[0] / group};
+        grouped.insert(grouped.end(), s.begin() + 1, s.end());
+        ws = c.op("Reshape", "w/grouped", {ws, c.i64s("w/grouped_shape", grouped)}, {{"special_zero", false}});
+    }
+    c.set_output(0, c.op(group > 1 ? "GroupConvolution" : "Convolution", "", {xs, ws},
+                         {{"strides", a.strides}, {"pads_begin", a.pads_begin}, {"pads_end", a.pads_end},
+                          {"dilations", a.dilations}, {"auto_pad", a.auto_pad}}));
+}
+
+}  // namespace
+
+void register_onnx_quantization(OnnxExtractorRegistry& r) {
+    // Opset 19 adds float8 and f16 scales, opset 21 blocked quantization: not converted here.
+    r.add({"", "QuantizeLinear", 10, 18, quantize_linear});
+    r.add({"", "DequantizeLinear", 10, 18, dequantize_linear});
+    r.add({"", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
+    r.add({"", "MatMulInteger", 10, INT64_MAX, matmul_integer});
+    r.add({"", "ConvInteger", 10, INT64_MAX, conv_integer});
+}
+
+}  // namespace mo

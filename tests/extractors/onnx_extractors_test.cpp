@@ -7,15 +7,6 @@ namespace {
 
 using namespace test;
 
-std::string extract_error(const OnnxModelBuilder& m, const std::string& file) {
-    try {
-        convert_onnx(m, file);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 TEST(OnnxExtract, UnsupportedOpsAreListedAllAtOnceWithNodeNames) {
     OnnxModelBuilder m(13);
     m.input("x", {4});

@@ -11,11 +11,6 @@ namespace {
 
 using namespace test;
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
 // 3 samples x 3 classes of log-probabilities, targets [2, 1, 0], weight [0.1, 0.2, 0.3],
 // ignore_index 0 (drops sample 2):
 //   sample 0: -x[0][2] * w[2] = 3 * 0.3 = 0.9;  sample 1: -x[1][1] * w[1] = 1.5 * 0.2 = 0.3

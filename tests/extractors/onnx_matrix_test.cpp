@@ -12,11 +12,6 @@ namespace {
 
 using namespace test;
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-6) {
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
 std::vector<float> iota(int n) {
     std::vector<float> v(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i + 1);

@@ -11,20 +11,6 @@ namespace {
 
 using namespace test;
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-6) {
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
-std::string extract_error(const OnnxModelBuilder& m, const std::string& file) {
-    try {
-        convert_onnx(m, file);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 // ONNX: x / (bias + alpha / size * sum(x^2 over c-1..c+1))^beta, here 2 + 0.1 * [5, 14, 29, 50, 41].
 TEST(OnnxMisc, LrnMatchesTheOnnxFormula) {
     OnnxModelBuilder m(13);

@@ -11,11 +11,6 @@ namespace {
 
 using namespace test;
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
 // Softmax-11 with axis=1 on [2, 2, 2] normalises over the 4 values of each batch item
 // (ONNX coerces to 2D), not over axis 1 alone.
 TEST(OnnxNumeric, SoftmaxOpset11NormalisesTheFlattenedTail) {

@@ -93,15 +93,6 @@ TEST(OnnxRnn, BidirectionalActivationsAreLowerCased) {
     EXPECT_EQ(const_ints(b, 1), (Ints{2, 3}));
 }
 
-std::string extract_error(const OnnxModelBuilder& m, const std::string& file) {
-    try {
-        convert_onnx(m, file);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
 // RNN is 1:1: one gate, so W and R pass unchanged and B = Wb + Rb.
 TEST(OnnxRnn, RnnMapsToRnnSequenceWithSummedBias) {
     OnnxModelBuilder m(14);

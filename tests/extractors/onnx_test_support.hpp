@@ -20,6 +20,22 @@ inline std::unique_ptr<Graph> convert_onnx(const OnnxModelBuilder& m, const std:
     return g;
 }
 
+// The text of the error that loading and extracting `m` throws, or "no error".
+inline std::string extract_error(const OnnxModelBuilder& m, const std::string& file) {
+    try {
+        convert_onnx(m, file);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+// EXPECTs equal sizes and each element within `tol`.
+inline void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-6) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+
 // The node producing graph output `k`.
 inline Node output_node(const Graph& g, size_t k = 0) { return g.results().at(k).in(0).src().node(); }
 

@@ -11,6 +11,7 @@ namespace mo {
 namespace {
 
 using test::GraphBuilder;
+using test::expect_error;
 using test::values;
 using ET = ElementType;
 
@@ -26,16 +27,6 @@ void expect_values(const Tensor& t, const Shape& shape, const std::vector<float>
     auto got = values<float>(t);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_FLOAT_EQ(got[i], want[i]) << "element " << i;
-}
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-    try {
-        f();
-        FAIL() << "no error; expected one mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
 }
 
 // Shape inference over parameters of the given shapes.

@@ -16,6 +16,7 @@ namespace mo {
 namespace {
 
 using test::GraphBuilder;
+using test::expect_error;
 using ET = ElementType;
 
 std::vector<Tensor> run(const std::string& type, const std::vector<Tensor>& inputs, const AttrMap& attrs = {}) {
@@ -45,16 +46,6 @@ Node binary_node(GraphBuilder& b, const std::string& type, ET ta, PartialShape a
     auto x = b.input(ta, std::move(a));
     auto y = b.input(tb, std::move(bs));
     return b.node(type, {x, y}, attrs, "node_under_test");
-}
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-    try {
-        f();
-        FAIL() << "no error; expected one mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
 }
 
 // ---- Registration -----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ namespace mo {
 namespace {
 
 using test::GraphBuilder;
+using test::expect_error;
 using ET = ElementType;
 
 std::vector<Tensor> run(const std::string& type, const std::vector<Tensor>& inputs, const AttrMap& attrs = {}) {
@@ -35,16 +36,6 @@ void expect_near(const Tensor& t, const std::vector<float>& expected, float tol 
     auto got = values<float>(t);
     ASSERT_EQ(got.size(), expected.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], tol) << "element " << i;
-}
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-    try {
-        f();
-        FAIL() << "no error; expected one mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
 }
 
 // A reduction over a parameter of `shape` with constant axes.

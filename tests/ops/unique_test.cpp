@@ -12,6 +12,7 @@ namespace mo {
 namespace {
 
 using test::GraphBuilder;
+using test::expect_error;
 using test::values;
 using ET = ElementType;
 using I64s = std::vector<int64_t>;
@@ -30,16 +31,6 @@ void expect_outputs(const std::vector<Tensor>& out, const Shape& shape, const st
     EXPECT_EQ(out[1].to_i64(), indices);
     EXPECT_EQ(out[2].to_i64(), inverse);
     EXPECT_EQ(out[3].to_i64(), counts);
-}
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-    try {
-        f();
-        FAIL() << "no error; expected one mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
 }
 
 const Tensor kValues = f32({2, 1, 1, 3, 4, 3}, {6});

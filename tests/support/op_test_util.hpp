@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "core/graph.hpp"
 
 namespace mo::test {
@@ -39,6 +41,17 @@ void expect_schemas_match_opsets_json(
 // and a tensor's raw bytes.
 Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count);
 std::vector<uint8_t> bytes_of(const Tensor& t);
+
+// EXPECTs that f() throws a mo::Error whose text contains `fragment`.
+template <typename F>
+void expect_error(F&& f, const std::string& fragment) {
+    try {
+        f();
+        FAIL() << "no error; expected one mentioning '" << fragment << "'";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+}
 
 // from, from + 1, ... (n values).
 std::vector<float> iota(size_t n, float from = 1);

@@ -9,6 +9,25 @@ namespace {
 
 using namespace test;
 
+// The `type` sequence op behind outputs Y and Y_h, which are transposed back to ONNX's
+// time-major layout ([B, D, T, H] -> [T, D, B, H], [B, D, H] -> [D, B, H]); null if it is not there.
+Node sequence_behind_outputs(const Graph& g, const std::string& type) {
+    Node y = output_node(g, 0), y_h = output_node(g, 1);
+    if (!y.is("Transpose") || !y_h.is("Transpose")) {
+        ADD_FAILURE() << "Y and Y_h must come from Transposes";
+        return {};
+    }
+    EXPECT_EQ(const_ints(y, 1), (Ints{2, 1, 0, 3}));
+    EXPECT_EQ(const_ints(y_h, 1), (Ints{1, 0, 2}));
+    Node seq = y.in(0).src().node();
+    if (!seq.is(type)) {
+        ADD_FAILURE() << "Y comes from " << seq.describe() << ", not " << type;
+        return {};
+    }
+    EXPECT_EQ(y_h.in(0).src(), seq.out(1));
+    return seq;
+}
+
 // hidden_size 1, input size 1, one direction: every gate is one number, so the reorder is
 // visible directly. ONNX LSTM gate order i, o, f, c; OpenVINO f, i, c, o.
 TEST(OnnxRnn, LstmReordersGatesSumsBiasesAndTransposesLayouts) {
@@ -21,15 +40,9 @@ TEST(OnnxRnn, LstmReordersGatesSumsBiasesAndTransposesLayouts) {
     m.output("Y");
     m.output("Y_h");
     auto g = convert_onnx(m, "lstm.onnx");
-    Node y = output_node(*g, 0), y_h = output_node(*g, 1);
-    ASSERT_TRUE(y.is("Transpose"));
-    EXPECT_EQ(const_ints(y, 1), (Ints{2, 1, 0, 3}));
-    ASSERT_TRUE(y_h.is("Transpose"));
-    EXPECT_EQ(const_ints(y_h, 1), (Ints{1, 0, 2}));
-    Node seq = y.in(0).src().node();
-    ASSERT_TRUE(seq.is("LSTMSequence"));
+    Node seq = sequence_behind_outputs(*g, "LSTMSequence");
+    ASSERT_TRUE(seq);
     EXPECT_EQ(seq.name(), "lstm");
-    EXPECT_EQ(y_h.in(0).src(), seq.out(1));
     EXPECT_EQ(seq.attr<int64_t>("hidden_size"), 1);
     EXPECT_EQ(seq.attr<std::string>("direction"), "forward");
     ASSERT_EQ(seq.input_count(), 7u);
@@ -105,15 +118,9 @@ TEST(OnnxRnn, RnnMapsToRnnSequenceWithSummedBias) {
     m.output("Y");
     m.output("Y_h");
     auto g = convert_onnx(m, "rnn.onnx");
-    Node y = output_node(*g, 0), y_h = output_node(*g, 1);
-    ASSERT_TRUE(y.is("Transpose"));
-    EXPECT_EQ(const_ints(y, 1), (Ints{2, 1, 0, 3}));
-    ASSERT_TRUE(y_h.is("Transpose"));
-    EXPECT_EQ(const_ints(y_h, 1), (Ints{1, 0, 2}));
-    Node seq = y.in(0).src().node();
-    ASSERT_TRUE(seq.is("RNNSequence"));
+    Node seq = sequence_behind_outputs(*g, "RNNSequence");
+    ASSERT_TRUE(seq);
     EXPECT_EQ(seq.name(), "rnn");
-    EXPECT_EQ(y_h.in(0).src(), seq.out(1));
     EXPECT_EQ(seq.attr<std::string>("activations"), "tanh");
     EXPECT_EQ(seq.attr<double>("clip"), 2.5);
     ASSERT_EQ(seq.input_count(), 6u);

@@ -15,6 +15,9 @@ void register_builtin_ops(OpRegistry& r) {
     register_recurrent_ops(r);
     register_einsum_ops(r);
     register_unique_ops(r);
+    register_roi_align_ops(r);
+    register_grid_sample_ops(r);
+    register_detection_ops(r);
     register_internal_ops(r);
 }
 

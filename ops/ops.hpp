@@ -17,6 +17,9 @@ void register_interpolate_ops(OpRegistry& r);    // Interpolate
 void register_recurrent_ops(OpRegistry& r);      // LSTMSequence, GRUSequence, RNNSequence
 void register_einsum_ops(OpRegistry& r);         // Einsum
 void register_unique_ops(OpRegistry& r);         // Unique
+void register_roi_align_ops(OpRegistry& r);      // ROIAlign
+void register_grid_sample_ops(OpRegistry& r);    // GridSample
+void register_detection_ops(OpRegistry& r);      // NonMaxSuppression
 void register_internal_ops(OpRegistry& r);       // framework-level ops lowered by back transformations
 
 // All of the above.

@@ -107,5 +107,7 @@ void register_onnx_matrix(OnnxExtractorRegistry& r);
 void register_onnx_einsum_unique(OnnxExtractorRegistry& r);
 void register_onnx_misc(OnnxExtractorRegistry& r);
 void register_onnx_quantization(OnnxExtractorRegistry& r);
+void register_onnx_sampling(OnnxExtractorRegistry& r);
+void register_onnx_detection(OnnxExtractorRegistry& r);
 
 }  // namespace mo

@@ -35,6 +35,8 @@ void register_onnx_extractors(OnnxExtractorRegistry& r) {
     register_onnx_einsum_unique(r);
     register_onnx_misc(r);
     register_onnx_quantization(r);
+    register_onnx_sampling(r);
+    register_onnx_detection(r);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 //   DequantizeLinear     y = (f32(x) - f32(zp)) * scale
 //   DynamicQuantizeLinear  scale and zp from min(0, min x) and max(0, max x), then as above
 //   MatMulInteger / ConvInteger  MatMul / Convolution on i32(x) - i32(zp)
+//   QLinearMatMul / QLinearConv  the same i32 accumulation (+ bias), then requantized (see below)
 // Clamp precedes Convert: Convert truncates, which matches ONNX only on rounded, in-range values.
 #include <algorithm>
 
@@ -142,30 +143,38 @@ OutPort shifted_i32(OnnxExtractContext& c, const std::string& name, const OutPor
     return c.op("Subtract", name + "/shifted", {v, zp});
 }
 
-void matmul_integer(OnnxExtractContext& c) {
-    OutPort a = c.input(0), b = c.input(1);
+// The i32 product of MatMulInteger / QLinearMatMul: (i32(A) - i32(a_zp)) x (i32(B) - i32(b_zp)),
+// with A, B and their zero points the ONNX node's inputs a, b, a_zp, b_zp.
+OutPort integer_matmul(OnnxExtractContext& c, const std::string& suffix, size_t a_in, size_t a_zp, size_t b_in,
+                       size_t b_zp) {
+    OutPort a = c.input(a_in), b = c.input(b_in);
     require_8bit(c, a, "input A");
     require_8bit(c, b, "input B");
     // A 1D a_zero_point holds one value per row of A: [M] -> [M, 1]. b's [N] broadcasts as is.
-    OutPort a_shifted = shifted_i32(c, "A", a, 2, [&](const OutPort& zp) {
+    OutPort a_shifted = shifted_i32(c, "A", a, a_zp, [&](const OutPort& zp) {
         const int64_t zp_rank = OnnxExtractContext::rank_of(zp), a_rank = OnnxExtractContext::rank_of(a);
         if (zp_rank < 0 || (zp_rank == 1 && a_rank < 0))
             c.unsupported("a_zero_point or A of unknown rank");
         if (zp_rank != 1 || a_rank < 2) return zp;
         return c.op("Unsqueeze", "A_zero_point/per_row", {zp, c.i64s("A_zero_point/axis", {1})});
     });
-    OutPort b_shifted = shifted_i32(c, "B", b, 3, [](const OutPort& zp) { return zp; });
-    c.set_output(0, c.op("MatMul", "", {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", false}}));
+    OutPort b_shifted = shifted_i32(c, "B", b, b_zp, [](const OutPort& zp) { return zp; });
+    return c.op("MatMul", suffix, {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", false}});
 }
 
-void conv_integer(OnnxExtractContext& c) {
-    OutPort x = c.input(0), w = c.input(1);
+void matmul_integer(OnnxExtractContext& c) { c.set_output(0, integer_matmul(c, "", 0, 2, 1, 3)); }
+
+// The i32 result of ConvInteger / QLinearConv before any bias, with x, w and their zero points
+// the ONNX node's inputs x_in, x_zp, w_in, w_zp; `spatial` receives the number of spatial dims.
+OutPort integer_conv(OnnxExtractContext& c, const std::string& suffix, size_t x_in, size_t x_zp, size_t w_in,
+                     size_t w_zp, size_t& spatial) {
+    OutPort x = c.input(x_in), w = c.input(w_in);
     require_8bit(c, x, "input x");
     require_8bit(c, w, "input w");
     const int64_t w_rank = OnnxExtractContext::rank_of(w);
-    const size_t spatial = c.has("kernel_shape") ? c.ints("kernel_shape").size()
-                         : w_rank >= 3           ? static_cast<size_t>(w_rank - 2)
-                                                 : 0;
+    spatial = c.has("kernel_shape") ? c.ints("kernel_shape").size()
+            : w_rank >= 3           ? static_cast<size_t>(w_rank - 2)
+                                    : 0;
     if (spatial == 0)
         c.fail("cannot tell the number of spatial dimensions", "give the model a kernel_shape or constant weights");
     const SpatialAttrs a = onnx_spatial_attrs(c, spatial, true);
@@ -173,24 +182,25 @@ void conv_integer(OnnxExtractContext& c) {
     if (group < 1) c.fail("group must be positive", "fix the model");
 
     // Subtracting before the convolution makes the padding equal the zero point, as ONNX pads.
-    OutPort xs = shifted_i32(c, "x", x, 2, [&](const OutPort& zp) {
+    OutPort xs = shifted_i32(c, "x", x, x_zp, [&](const OutPort& zp) {
         if (!zp.shape().is_static() || shape_size(zp.shape().to_shape()) != 1)
             c.unsupported("an x_zero_point that is not a single value");
         return zp;
     });
     // A 1D w_zero_point holds one value per output channel: [M] -> [M, 1, ...].
-    OutPort ws = shifted_i32(c, "w", w, 3, [&](const OutPort& zp) {
+    const size_t n_spatial = spatial;
+    OutPort ws = shifted_i32(c, "w", w, w_zp, [&](const OutPort& zp) {
         const int64_t zp_rank = OnnxExtractContext::rank_of(zp);
         if (zp_rank < 0) c.unsupported("a w_zero_point of unknown rank");
         if (zp_rank != 1) return zp;
         std::vector<int64_t> shape{-1};
-        shape.insert(shape.end(), spatial + 1, 1);
+        shape.insert(shape.end(), n_spatial + 1, 1);
         return c.op("Reshape", "w_zero_point/per_channel", {zp, c.i64s("w_zero_point/shape", shape)},
                     {{"special_zero", false}});
     });
     if (group > 1) {
         // [M, C/G, k...] -> [G, M/G, C/G, k...]
-        if (!w.shape().is_static()) c.unsupported("grouped ConvInteger with weights of unknown shape");
+        if (!w.shape().is_static()) c.unsupported("a grouped integer convolution with weights of unknown shape");
         Shape s = w.shape().to_shape();
         if (s.empty() || s[0] % group != 0)
             c.fail("weights' first dimension is not divisible by group " + std::to_string(group), "fix the model");
@@ -198,9 +208,82 @@ void conv_integer(OnnxExtractContext& c) {
         grouped.insert(grouped.end(), s.begin() + 1, s.end());
         ws = c.op("Reshape", "w/grouped", {ws, c.i64s("w/grouped_shape", grouped)}, {{"special_zero", false}});
     }
-    c.set_output(0, c.op(group > 1 ? "GroupConvolution" : "Convolution", "", {xs, ws},
-                         {{"strides", a.strides}, {"pads_begin", a.pads_begin}, {"pads_end", a.pads_end},
-                          {"dilations", a.dilations}, {"auto_pad", a.auto_pad}}));
+    return c.op(group > 1 ? "GroupConvolution" : "Convolution", suffix, {xs, ws},
+                {{"strides", a.strides}, {"pads_begin", a.pads_begin}, {"pads_end", a.pads_end},
+                 {"dilations", a.dilations}, {"auto_pad", a.auto_pad}});
+}
+
+void conv_integer(OnnxExtractContext& c) {
+    size_t spatial = 0;
+    c.set_output(0, integer_conv(c, "", 0, 2, 1, 3, spatial));
+}
+
+// ---- QLinearMatMul / QLinearConv: requantization of the i32 accumulator ----------------------
+// y = saturate(round_half_even(f32(acc) * (a_scale * b_scale / y_scale)) + y_zp), every step in
+// f32 as ONNX Runtime computes it (ONNX leaves the precision open); a double multiplier would
+// move values that sit near .5 after scaling.
+
+void require_single(OnnxExtractContext& c, const OutPort& p, const std::string& what) {
+    if (!p.shape().is_static() || shape_size(p.shape().to_shape()) != 1)
+        c.unsupported(what + " that is not a single value (per-tensor quantization only)");
+}
+
+// Requantizes `acc` (i32) with the multiplier s1 * s2 / s3 (f32 inputs), adding y_zp (input
+// `y_zp_in`, whose type is the output type). Each f32 step is kept out of f16 compression.
+void requantize(OnnxExtractContext& c, const OutPort& acc, const OutPort& s1, const OutPort& s2, const OutPort& s3,
+                size_t y_zp_in) {
+    const ElementType type = quantized_type(c, c.input(y_zp_in));
+    OutPort scale = in_f32(c.add("Multiply", "multiplier/product", {s1, s2}));
+    scale = in_f32(c.add("Divide", "multiplier", {scale, s3}));
+    OutPort q = in_f32(c.add("Multiply", "scaled", {to_type(c, "acc/f32", acc, ElementType::f32), scale}));
+    if (is_zero_constant(c.input_value(y_zp_in))) {
+        c.set_output(0, saturate_round(c, q, nullptr, type));
+        return;
+    }
+    OutPort zp = to_type(c, "y_zero_point/f32", c.input(y_zp_in), ElementType::f32);
+    c.set_output(0, saturate_round(c, q, &zp, type));
+}
+
+// Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point. a and y are
+// per tensor; b may be per column (its [N] scale and zero point broadcast along the last axis).
+void qlinear_matmul(OnnxExtractContext& c) {
+    for (size_t i : {1u, 4u, 6u}) require_f32(c, c.input(i), "the scale input " + std::to_string(i));
+    require_single(c, c.input(1), "an a_scale");
+    require_single(c, c.input(2), "an a_zero_point");
+    require_single(c, c.input(6), "a y_scale");
+    require_single(c, c.input(7), "a y_zero_point");
+    for (size_t i : {4u, 5u})
+        if (OnnxExtractContext::rank_of(c.input(i)) > 1)
+            c.unsupported("a b_scale or b_zero_point of rank above 1");
+    OutPort acc = integer_matmul(c, "acc", 0, 2, 3, 5);
+    requantize(c, acc, c.input(1), c.input(4), c.input(6), 7);
+}
+
+// Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B (int32).
+// w_scale / w_zero_point may be per output channel ([M]).
+void qlinear_conv(OnnxExtractContext& c) {
+    for (size_t i : {1u, 4u, 6u}) require_f32(c, c.input(i), "the scale input " + std::to_string(i));
+    require_single(c, c.input(1), "an x_scale");
+    require_single(c, c.input(6), "a y_scale");
+    require_single(c, c.input(7), "a y_zero_point");
+    size_t spatial = 0;
+    OutPort acc = integer_conv(c, "acc", 0, 2, 3, 5, spatial);
+    // [M] -> [M, 1, ...] to broadcast along the channel axis of [N, M, spatial...].
+    auto per_channel = [&](const std::string& name, const OutPort& p) {
+        const int64_t rank = OnnxExtractContext::rank_of(p);
+        if (rank < 0 || rank > 1) c.unsupported("a " + name + " that is not a scalar or a 1D tensor");
+        if (rank == 0) return p;
+        std::vector<int64_t> shape{-1};
+        shape.insert(shape.end(), spatial, 1);
+        return c.op("Reshape", name + "/per_channel", {p, c.i64s(name + "/shape", shape)}, {{"special_zero", false}});
+    };
+    if (c.has_input(8)) {
+        OutPort bias = c.input(8);
+        if (bias.type() != ElementType::i32 && bias.type() != ElementType::dynamic)
+            c.fail("the bias B must be int32, it is " + std::string(ir_name(bias.type())), "fix the model");
+        acc = c.op("Add", "acc/biased", {acc, per_channel("B", bias)});
+    }
+    requantize(c, acc, c.input(1), per_channel("w_scale", c.input(4)), c.input(6), 7);
 }
 
 }  // namespace
@@ -212,6 +295,8 @@ void register_onnx_quantization(OnnxExtractorRegistry& r) {
     r.add({"", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
     r.add({"", "MatMulInteger", 10, INT64_MAX, matmul_integer});
     r.add({"", "ConvInteger", 10, INT64_MAX, conv_integer});
+    r.add({"", "QLinearMatMul", 10, 20, qlinear_matmul});
+    r.add({"", "QLinearConv", 10, INT64_MAX, qlinear_conv});
 }
 
 }  // namespace mo

@@ -1,5 +1,5 @@
 // Shape and data-movement ops: Reshape, Transpose, Concat, Split, Slice, Squeeze, Unsqueeze,
-// Flatten, Shape, Expand, Tile, Pad, Gather*, Scatter*, DepthToSpace, SpaceToDepth.
+// Flatten, Shape, Expand, Tile, Pad, Gather*, Compress, Scatter*, DepthToSpace, SpaceToDepth.
 #include <numeric>
 
 #include "extractors/onnx/onnx_extract_context.hpp"
@@ -157,6 +157,86 @@ void scatter_elements(OnnxExtractContext& c) {
                          {{"reduction", reduction}, {"use_init_val", true}}));
 }
 
+// ScatterND with reduction add / mul as ScatterElementsUpdate-12 (sum / prod) on the flattened
+// data: each updates element goes to the flat offset of its index tuple plus its place in the
+// slice, so duplicate tuples accumulate in order as ONNX defines. This keeps the IR readable by
+// runtimes older than ScatterNDUpdate-15.
+void scatter_nd(OnnxExtractContext& c) {
+    const std::string reduction = c.s("reduction", "none");
+    if (reduction == "none") {
+        c.become("ScatterNDUpdate");
+        return;
+    }
+    if (reduction != "add" && reduction != "mul") c.unsupported("ScatterND reduction '" + reduction + "'");
+    OutPort data = c.input(0), indices = c.input(1), updates = c.input(2);
+    const PartialShape& is = indices.shape();
+    if (!data.shape().is_static() || !is.rank_is_static() || is.rank() == 0 || !is[is.rank() - 1].is_static())
+        c.unsupported("ScatterND with a reduction on data of unknown shape or indices of unknown last dim");
+    const Shape ds = data.shape().to_shape();
+    const int64_t k = is[is.rank() - 1].get_length();
+    if (k < 1 || k > static_cast<int64_t>(ds.size()))
+        c.fail("the last dim of indices (" + std::to_string(k) + ") must be in [1, data rank]", "fix the model");
+    std::vector<int64_t> dims(ds.begin(), ds.begin() + k), strides(ds.size());
+    int64_t running = 1;
+    for (size_t d = ds.size(); d-- > 0;) {
+        strides[d] = running;
+        running *= ds[d];
+    }
+    const int64_t slice = strides[static_cast<size_t>(k) - 1];  // elements one index tuple addresses
+    strides.resize(static_cast<size_t>(k));
+    // Negative indices count from the end of their dim.
+    OutPort idx = indices.type() == ElementType::i64
+                      ? indices
+                      : c.op("Convert", "indices/i64", {indices}, {{"destination_type", ElementType::i64}});
+    OutPort wrapped = c.op("Add", "indices/wrapped", {idx, c.i64s("dims", dims)});
+    idx = c.op("Select", "indices/normalized",
+               {c.op("Less", "indices/negative", {idx, c.i64("zero", 0)}), wrapped, idx},
+               {{"auto_broadcast", std::string("numpy")}});
+    OutPort terms = c.op("Multiply", "offsets/terms", {idx, c.i64s("strides", strides)});
+    OutPort base = c.op("ReduceSum", "offsets", {terms, c.i64s("offsets/axis", {-1})}, {{"keep_dims", true}});
+    OutPort within = c.op("Range", "slice_offsets",
+                          {c.i64("slice/start", 0), c.i64("slice/stop", slice), c.i64("slice/step", 1)},
+                          {{"output_type", ElementType::i64}});
+    auto flat = [&](const std::string& name, const OutPort& p) {
+        return c.op("Reshape", name, {p, c.i64s(name + "/shape", {-1})}, {{"special_zero", false}});
+    };
+    OutPort flat_idx = flat("flat_indices", c.op("Add", "element_offsets", {base, within}));
+    OutPort flat_data = flat("flat_data", data), flat_upd = flat("flat_updates", updates);
+    OutPort scattered = c.op("ScatterElementsUpdate", "scattered", {flat_data, flat_idx, flat_upd, c.i64("axis", 0)},
+                             {{"reduction", std::string(reduction == "add" ? "sum" : "prod")}, {"use_init_val", true}});
+    c.set_output(0, c.op("Reshape", "", {scattered, c.i64s("shape", std::vector<int64_t>(ds.begin(), ds.end()))},
+                         {{"special_zero", false}}));
+}
+
+// Compress = Gather(x, NonZero(condition), axis), x flattened without an axis. A condition shorter
+// than the axis drops the rest; a longer one is cut to the axis length first (ONNX Runtime ignores
+// its extra entries, so a true one there selects nothing).
+void compress(OnnxExtractContext& c) {
+    OutPort x = c.input(0), condition = c.input(1);
+    int64_t axis = 0;
+    if (c.has("axis")) {
+        axis = c.i("axis");
+        const int64_t rank = OnnxExtractContext::rank_of(x);
+        if (rank < 0) c.unsupported("Compress with an axis on an input of unknown rank");
+        if (axis < -rank || axis >= rank)
+            c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank),
+                   "fix the model");
+        if (axis < 0) axis += rank;
+    } else {
+        x = c.op("Reshape", "flat", {x, c.i64s("flat/shape", {-1})}, {{"special_zero", false}});
+    }
+    if (OnnxExtractContext::rank_of(condition) != 1 && OnnxExtractContext::rank_of(condition) != -1)
+        c.fail("the condition must be 1D", "fix the model");
+    OutPort shape = c.op("ShapeOf", "shape", {x}, {{"output_type", ElementType::i64}});
+    OutPort length = c.op("Gather", "length", {shape, c.i64s("length/index", {axis}), c.i64("length/axis", 0)},
+                          {{"batch_dims", int64_t{0}}});
+    OutPort cut = c.op("Slice", "condition/cut",
+                       {condition, c.i64s("condition/start", {0}), length, c.i64s("condition/step", {1})});
+    OutPort positions = c.op("NonZero", "positions", {cut}, {{"output_type", ElementType::i64}});
+    OutPort indices = c.op("Reshape", "indices", {positions, c.i64s("indices/shape", {-1})}, {{"special_zero", false}});
+    c.set_output(0, c.op("Gather", "", {x, indices, c.i64("axis", axis)}, {{"batch_dims", int64_t{0}}}));
+}
+
 void one_hot(OnnxExtractContext& c) {
     // values = [off, on]
     OutPort values = c.input(2);
@@ -197,10 +277,8 @@ void register_onnx_shape(OnnxExtractorRegistry& r) {
     r.add({"", "GatherND", 11, INT64_MAX,
            [](OnnxExtractContext& c) { c.become("GatherND", {{"batch_dims", c.i("batch_dims", 0)}}); }});
     r.add({"", "ScatterElements", 11, INT64_MAX, scatter_elements});
-    r.add({"", "ScatterND", 11, INT64_MAX, [](OnnxExtractContext& c) {
-               if (c.s("reduction", "none") != "none") c.unsupported("ScatterND with a reduction");
-               c.become("ScatterNDUpdate");
-           }});
+    r.add({"", "ScatterND", 11, INT64_MAX, scatter_nd});
+    r.add({"", "Compress", 9, INT64_MAX, compress});
     r.add({"", "ReverseSequence", 10, INT64_MAX, [](OnnxExtractContext& c) {
                c.become("ReverseSequence", {{"batch_axis", c.i("batch_axis", 1)}, {"seq_axis", c.i("time_axis", 0)}});
            }});

@@ -13,33 +13,6 @@ namespace {
 
 using namespace test;
 
-template <typename T>
-onnx::TensorProto int_tensor(const std::string& name, int32_t type, const std::vector<T>& values,
-                             const std::vector<int64_t>& dims) {
-    onnx::TensorProto t;
-    t.set_name(name);
-    t.set_data_type(type);
-    for (int64_t d : dims) t.add_dims(d);
-    std::string raw(values.size() * sizeof(T), '\0');
-    if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
-    t.set_raw_data(raw);
-    return t;
-}
-
-onnx::TensorProto u8s(const std::string& name, const std::vector<uint8_t>& v, const std::vector<int64_t>& dims) {
-    return int_tensor(name, onnx::TensorProto::UINT8, v, dims);
-}
-onnx::TensorProto i8s(const std::string& name, const std::vector<int8_t>& v, const std::vector<int64_t>& dims) {
-    return int_tensor(name, onnx::TensorProto::INT8, v, dims);
-}
-
-void expect_values(const Tensor& t, ElementType type, const std::vector<double>& want) {
-    EXPECT_EQ(t.type(), type);
-    const auto got = t.to_f64();
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
-}
-
 // a - 10 = [[2, 4], [0, 10]]; b minus its per-column zero points (0, 4) = [[1, 4], [3, 8]];
 // acc = [[14, 40], [30, 80]]; multipliers 0.5 * 1 / 2 = 0.25 and 0.5 * 0.25 / 2 = 0.0625 per
 // column: 3.5 -> 4, 2.5 -> 2, 7.5 -> 8, 5 -> 5, then + 100.

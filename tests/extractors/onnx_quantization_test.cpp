@@ -12,33 +12,6 @@ namespace {
 
 using namespace test;
 
-template <typename T>
-onnx::TensorProto int_tensor(const std::string& name, int32_t type, const std::vector<T>& values,
-                             const std::vector<int64_t>& dims) {
-    onnx::TensorProto t;
-    t.set_name(name);
-    t.set_data_type(type);
-    for (int64_t d : dims) t.add_dims(d);
-    std::string raw(values.size() * sizeof(T), '\0');
-    if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
-    t.set_raw_data(raw);
-    return t;
-}
-
-onnx::TensorProto u8s(const std::string& name, const std::vector<uint8_t>& v, const std::vector<int64_t>& dims) {
-    return int_tensor(name, onnx::TensorProto::UINT8, v, dims);
-}
-onnx::TensorProto i8s(const std::string& name, const std::vector<int8_t>& v, const std::vector<int64_t>& dims) {
-    return int_tensor(name, onnx::TensorProto::INT8, v, dims);
-}
-
-void expect_values(const Tensor& t, ElementType type, const std::vector<double>& want) {
-    EXPECT_EQ(t.type(), type);
-    const auto got = t.to_f64();
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
-}
-
 // scale 2, zp 128 (uint8): x / 2 = 2.5 -> 2, -2.5 -> -2, 1.5 -> 2, 0.5 -> 0, 300 and -300
 // saturate after adding 128.
 TEST(OnnxQuantization, QuantizeLinearUint8TiesToEvenAndSaturates) {

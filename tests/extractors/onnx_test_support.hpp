@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 
 #include "extractors/onnx/onnx_extractors.hpp"
@@ -34,6 +35,36 @@ inline std::string extract_error(const OnnxModelBuilder& m, const std::string& f
 inline void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-6) {
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+
+// An integer initializer of ONNX element type `type` (raw little-endian data), and its uint8 /
+// int8 shorthands.
+template <typename T>
+inline onnx::TensorProto int_tensor(const std::string& name, int32_t type, const std::vector<T>& values,
+                             const std::vector<int64_t>& dims) {
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(type);
+    for (int64_t d : dims) t.add_dims(d);
+    std::string raw(values.size() * sizeof(T), '\0');
+    if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
+    t.set_raw_data(raw);
+    return t;
+}
+
+inline onnx::TensorProto u8s(const std::string& name, const std::vector<uint8_t>& v, const std::vector<int64_t>& dims) {
+    return int_tensor(name, onnx::TensorProto::UINT8, v, dims);
+}
+inline onnx::TensorProto i8s(const std::string& name, const std::vector<int8_t>& v, const std::vector<int64_t>& dims) {
+    return int_tensor(name, onnx::TensorProto::INT8, v, dims);
+}
+
+// EXPECTs the element type and exactly these values.
+inline void expect_values(const Tensor& t, ElementType type, const std::vector<double>& want) {
+    EXPECT_EQ(t.type(), type);
+    const auto got = t.to_f64();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
 }
 
 // The node producing graph output `k`.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "extractors/onnx_test_support.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -31,7 +32,6 @@ std::unique_ptr<Graph> nms_model(int64_t n, int64_t classes, const std::vector<s
     return convert_onnx(m, "nms.onnx");
 }
 
-Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
 
 Ints run(const Graph& g, const Tensor& boxes, const Tensor& scores) {
     auto out = evaluate(g, {{"boxes", boxes}, {"scores", scores}});

@@ -13,13 +13,13 @@
 namespace mo {
 namespace {
 
+using test::f32;
 using test::GraphBuilder;
 using test::expect_error;
 using test::values;
 using ET = ElementType;
 using I64s = std::vector<int64_t>;
 
-Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
 Tensor f32(float v) { return Tensor::scalar<float>(v); }
 Tensor i64(int64_t v) { return Tensor::from_vector<int64_t>({v}, {1}); }
 

@@ -10,12 +10,12 @@
 namespace mo {
 namespace {
 
+using test::f32;
 using test::GraphBuilder;
 using test::expect_error;
 using test::values;
 using ET = ElementType;
 
-Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
 
 std::vector<Tensor> einsum(const std::string& equation, const std::vector<Tensor>& in) {
     return test::run_op("Einsum", in, {{"equation", equation}});

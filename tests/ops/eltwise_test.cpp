@@ -15,21 +15,16 @@
 namespace mo {
 namespace {
 
+using test::f32;
+using test::i32;
+using test::boolean;
 using test::GraphBuilder;
 using test::expect_error;
 using ET = ElementType;
 
-std::vector<Tensor> run(const std::string& type, const std::vector<Tensor>& inputs, const AttrMap& attrs = {}) {
-    return test::run_op(type, inputs, attrs);
-}
+using test::run_op;
 using test::infer;
 
-Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
-Tensor f32(std::vector<float> v) { Shape s{int64_t(v.size())}; return f32(std::move(v), s); }
-Tensor i32(std::vector<int32_t> v, Shape s) { return Tensor::from_vector<int32_t>(v, std::move(s)); }
-Tensor i32(std::vector<int32_t> v) { Shape s{int64_t(v.size())}; return i32(std::move(v), s); }
-Tensor boolean(std::vector<bool> v, Shape s) { return Tensor::from_vector<bool>(v, std::move(s)); }
-Tensor boolean(std::vector<bool> v) { Shape s{int64_t(v.size())}; return boolean(std::move(v), s); }
 
 using test::values;
 
@@ -227,109 +222,109 @@ TEST(EltwiseInfer, EnumAttributesAreChecked) {
 // ---- Evaluation: binary ---------------------------------------------------------------------------
 
 TEST(EltwiseEval, AddBroadcastsF32AndI32) {
-    auto out = run("Add", {f32({1, 2, 3, 4, 5, 6}, {2, 3}), f32({10, 20, 30})});
+    auto out = run_op("Add", {f32({1, 2, 3, 4, 5, 6}, {2, 3}), f32({10, 20, 30})});
     EXPECT_EQ(out[0].shape(), (Shape{2, 3}));
     expect_near(out[0], {11, 22, 33, 14, 25, 36});
 
-    auto ints = run("Add", {i32({1, 2}, {2, 1}), i32({10, 20, 30}, {3})});
+    auto ints = run_op("Add", {i32({1, 2}, {2, 1}), i32({10, 20, 30}, {3})});
     EXPECT_EQ(values<int32_t>(ints[0]), (std::vector<int32_t>{11, 21, 31, 12, 22, 32}));
 }
 
 TEST(EltwiseEval, SubtractMultiplySquaredDifferenceMaxMin) {
-    expect_near(run("Subtract", {f32({5, 7}), f32({2}, {})})[0], {3, 5});
-    expect_near(run("Multiply", {f32({1.5f, -2}), f32({4, 3})})[0], {6, -6});
-    expect_near(run("SquaredDifference", {f32({1, 5}), f32({4, 5})})[0], {9, 0});
+    expect_near(run_op("Subtract", {f32({5, 7}), f32({2}, {})})[0], {3, 5});
+    expect_near(run_op("Multiply", {f32({1.5f, -2}), f32({4, 3})})[0], {6, -6});
+    expect_near(run_op("SquaredDifference", {f32({1, 5}), f32({4, 5})})[0], {9, 0});
     auto u8a = Tensor::from_vector<uint8_t>({1, 200, 7}, {3}), u8b = Tensor::from_vector<uint8_t>({3, 100, 7}, {3});
-    EXPECT_EQ(values<uint8_t>(run("Maximum", {u8a, u8b})[0]), (std::vector<uint8_t>{3, 200, 7}));
-    EXPECT_EQ(values<uint8_t>(run("Minimum", {u8a, u8b})[0]), (std::vector<uint8_t>{1, 100, 7}));
+    EXPECT_EQ(values<uint8_t>(run_op("Maximum", {u8a, u8b})[0]), (std::vector<uint8_t>{3, 200, 7}));
+    EXPECT_EQ(values<uint8_t>(run_op("Minimum", {u8a, u8b})[0]), (std::vector<uint8_t>{1, 100, 7}));
 }
 
 TEST(EltwiseEval, IntegerArithmeticWrapsModulo2N) {
     const int32_t max = std::numeric_limits<int32_t>::max(), min = std::numeric_limits<int32_t>::min();
-    EXPECT_EQ(values<int32_t>(run("Add", {i32({max}), i32({1})})[0]), (std::vector<int32_t>{min}));
-    EXPECT_EQ(values<int32_t>(run("Negative", {i32({min})})[0]), (std::vector<int32_t>{min}));
+    EXPECT_EQ(values<int32_t>(run_op("Add", {i32({max}), i32({1})})[0]), (std::vector<int32_t>{min}));
+    EXPECT_EQ(values<int32_t>(run_op("Negative", {i32({min})})[0]), (std::vector<int32_t>{min}));
     // (2^16 - 1)^2 = 2^32 - 2^17 + 1 = 1 (mod 2^16)
     auto u16 = Tensor::from_vector<uint16_t>({65535}, {1});
-    EXPECT_EQ(values<uint16_t>(run("Multiply", {u16, u16})[0]), (std::vector<uint16_t>{1}));
+    EXPECT_EQ(values<uint16_t>(run_op("Multiply", {u16, u16})[0]), (std::vector<uint16_t>{1}));
     auto u8a = Tensor::from_vector<uint8_t>({250}, {1}), u8b = Tensor::from_vector<uint8_t>({10}, {1});
-    EXPECT_EQ(values<uint8_t>(run("Add", {u8a, u8b})[0]), (std::vector<uint8_t>{4}));
+    EXPECT_EQ(values<uint8_t>(run_op("Add", {u8a, u8b})[0]), (std::vector<uint8_t>{4}));
 }
 
 TEST(EltwiseEval, DivideFloorsIntegersUnlessPythondivIsOff) {
     auto a = i32({-7, 7, -7, 7}), b = i32({2, 2, -2, -2});
-    EXPECT_EQ(values<int32_t>(run("Divide", {a, b})[0]), (std::vector<int32_t>{-4, 3, 3, -4}));
-    EXPECT_EQ(values<int32_t>(run("Divide", {a, b}, {{"m_pythondiv", false}})[0]),
+    EXPECT_EQ(values<int32_t>(run_op("Divide", {a, b})[0]), (std::vector<int32_t>{-4, 3, 3, -4}));
+    EXPECT_EQ(values<int32_t>(run_op("Divide", {a, b}, {{"m_pythondiv", false}})[0]),
               (std::vector<int32_t>{-3, 3, 3, -3}));
-    expect_near(run("Divide", {f32({7, -7}), f32({2})})[0], {3.5f, -3.5f});
-    expect_error([&] { run("Divide", {i32({1}), i32({0})}); }, "division by zero");
+    expect_near(run_op("Divide", {f32({7, -7}), f32({2})})[0], {3.5f, -3.5f});
+    expect_error([&] { run_op("Divide", {i32({1}), i32({0})}); }, "division by zero");
 }
 
 TEST(EltwiseEval, ModKeepsDividendSignFloorModDivisorSign) {
     auto a = i32({-7, 7, -7, 7}), b = i32({3, 3, -3, -3});
-    EXPECT_EQ(values<int32_t>(run("FloorMod", {a, b})[0]), (std::vector<int32_t>{2, 1, -1, -2}));
-    EXPECT_EQ(values<int32_t>(run("Mod", {a, b})[0]), (std::vector<int32_t>{-1, 1, -1, 1}));
-    expect_near(run("FloorMod", {f32({5.5f, -5.5f}), f32({-2, 2})})[0], {-0.5f, 0.5f});
-    expect_near(run("Mod", {f32({5.5f, -5.5f}), f32({-2, 2})})[0], {1.5f, -1.5f});
+    EXPECT_EQ(values<int32_t>(run_op("FloorMod", {a, b})[0]), (std::vector<int32_t>{2, 1, -1, -2}));
+    EXPECT_EQ(values<int32_t>(run_op("Mod", {a, b})[0]), (std::vector<int32_t>{-1, 1, -1, 1}));
+    expect_near(run_op("FloorMod", {f32({5.5f, -5.5f}), f32({-2, 2})})[0], {-0.5f, 0.5f});
+    expect_near(run_op("Mod", {f32({5.5f, -5.5f}), f32({-2, 2})})[0], {1.5f, -1.5f});
 }
 
 TEST(EltwiseEval, PowerIntegersAreExact) {
-    EXPECT_EQ(values<int32_t>(run("Power", {i32({2, 3, -2}), i32({10, 2, 3})})[0]),
+    EXPECT_EQ(values<int32_t>(run_op("Power", {i32({2, 3, -2}), i32({10, 2, 3})})[0]),
               (std::vector<int32_t>{1024, 9, -8}));
-    auto big = run("Power", {Tensor::from_vector<int64_t>({3}, {1}), Tensor::from_vector<int64_t>({39}, {1})});
+    auto big = run_op("Power", {Tensor::from_vector<int64_t>({3}, {1}), Tensor::from_vector<int64_t>({39}, {1})});
     EXPECT_EQ(values<int64_t>(big[0]), (std::vector<int64_t>{4052555153018976267LL}));  // 3^39
-    expect_near(run("Power", {f32({4, 2}), f32({0.5f, -1})})[0], {2, 0.5f});
+    expect_near(run_op("Power", {f32({4, 2}), f32({0.5f, -1})})[0], {2, 0.5f});
 }
 
 TEST(EltwiseEval, ComparisonsGiveBooleans) {
     auto a = f32({1, 2, 3}), b = f32({2});
-    EXPECT_EQ(values<uint8_t>(run("Less", {a, b})[0]), (std::vector<uint8_t>{1, 0, 0}));
-    EXPECT_EQ(values<uint8_t>(run("LessEqual", {a, b})[0]), (std::vector<uint8_t>{1, 1, 0}));
-    EXPECT_EQ(values<uint8_t>(run("Greater", {a, b})[0]), (std::vector<uint8_t>{0, 0, 1}));
-    EXPECT_EQ(values<uint8_t>(run("GreaterEqual", {a, b})[0]), (std::vector<uint8_t>{0, 1, 1}));
-    EXPECT_EQ(values<uint8_t>(run("Equal", {i32({4, 5}), i32({5, 5})})[0]), (std::vector<uint8_t>{0, 1}));
-    EXPECT_EQ(values<uint8_t>(run("NotEqual", {i32({4, 5}), i32({5, 5})})[0]), (std::vector<uint8_t>{1, 0}));
+    EXPECT_EQ(values<uint8_t>(run_op("Less", {a, b})[0]), (std::vector<uint8_t>{1, 0, 0}));
+    EXPECT_EQ(values<uint8_t>(run_op("LessEqual", {a, b})[0]), (std::vector<uint8_t>{1, 1, 0}));
+    EXPECT_EQ(values<uint8_t>(run_op("Greater", {a, b})[0]), (std::vector<uint8_t>{0, 0, 1}));
+    EXPECT_EQ(values<uint8_t>(run_op("GreaterEqual", {a, b})[0]), (std::vector<uint8_t>{0, 1, 1}));
+    EXPECT_EQ(values<uint8_t>(run_op("Equal", {i32({4, 5}), i32({5, 5})})[0]), (std::vector<uint8_t>{0, 1}));
+    EXPECT_EQ(values<uint8_t>(run_op("NotEqual", {i32({4, 5}), i32({5, 5})})[0]), (std::vector<uint8_t>{1, 0}));
 }
 
 TEST(EltwiseEval, LogicalOps) {
     auto a = boolean({true, true, false, false}), b = boolean({true, false, true, false});
-    EXPECT_EQ(values<uint8_t>(run("LogicalAnd", {a, b})[0]), (std::vector<uint8_t>{1, 0, 0, 0}));
-    EXPECT_EQ(values<uint8_t>(run("LogicalOr", {a, b})[0]), (std::vector<uint8_t>{1, 1, 1, 0}));
-    EXPECT_EQ(values<uint8_t>(run("LogicalXor", {a, b})[0]), (std::vector<uint8_t>{0, 1, 1, 0}));
-    EXPECT_EQ(values<uint8_t>(run("LogicalNot", {a})[0]), (std::vector<uint8_t>{0, 0, 1, 1}));
+    EXPECT_EQ(values<uint8_t>(run_op("LogicalAnd", {a, b})[0]), (std::vector<uint8_t>{1, 0, 0, 0}));
+    EXPECT_EQ(values<uint8_t>(run_op("LogicalOr", {a, b})[0]), (std::vector<uint8_t>{1, 1, 1, 0}));
+    EXPECT_EQ(values<uint8_t>(run_op("LogicalXor", {a, b})[0]), (std::vector<uint8_t>{0, 1, 1, 0}));
+    EXPECT_EQ(values<uint8_t>(run_op("LogicalNot", {a})[0]), (std::vector<uint8_t>{0, 0, 1, 1}));
 }
 
 TEST(EltwiseEval, SelectPicksPerElementWithBroadcast) {
-    auto out = run("Select", {boolean({true, false}, {2, 1}), f32({1, 2, 3}), f32({10}, {})});
+    auto out = run_op("Select", {boolean({true, false}, {2, 1}), f32({1, 2, 3}), f32({10}, {})});
     EXPECT_EQ(out[0].shape(), (Shape{2, 3}));
     expect_near(out[0], {1, 2, 3, 10, 10, 10});
-    auto ints = run("Select", {boolean({false, true, false}), i32({1, 2, 3}), i32({-1, -2, -3})});
+    auto ints = run_op("Select", {boolean({false, true, false}), i32({1, 2, 3}), i32({-1, -2, -3})});
     EXPECT_EQ(values<int32_t>(ints[0]), (std::vector<int32_t>{-1, 2, -3}));
 }
 
 TEST(EltwiseEval, F16ThroughF32KeepsF16) {
     auto a = f32({1.5f, 2.25f}).convert(ET::f16), b = f32({0.25f}, {}).convert(ET::f16);
-    auto out = run("Add", {a, b});
+    auto out = run_op("Add", {a, b});
     ASSERT_EQ(out[0].type(), ET::f16);
     expect_near(out[0].convert(ET::f32), {1.75f, 2.5f}, 0);
-    auto relu = run("Relu", {f32({-1.5f, 3}).convert(ET::f16)});
+    auto relu = run_op("Relu", {f32({-1.5f, 3}).convert(ET::f16)});
     ASSERT_EQ(relu[0].type(), ET::f16);
     expect_near(relu[0].convert(ET::f32), {0, 3}, 0);
-    auto less = run("Less", {a, b});
+    auto less = run_op("Less", {a, b});
     EXPECT_EQ(values<uint8_t>(less[0]), (std::vector<uint8_t>{0, 0}));
 }
 
 TEST(EltwiseEval, AutoBroadcastNoneWorksOnEqualShapes) {
     AttrMap none{{"auto_broadcast", std::string("none")}};
-    expect_near(run("Maximum", {f32({1, 5}, {1, 2}), f32({3, 2}, {1, 2})}, none)[0], {3, 5});
-    auto sel = run("Select", {boolean({true, false}), i32({1, 2}), i32({3, 4})}, none);
+    expect_near(run_op("Maximum", {f32({1, 5}, {1, 2}), f32({3, 2}, {1, 2})}, none)[0], {3, 5});
+    auto sel = run_op("Select", {boolean({true, false}), i32({1, 2}), i32({3, 4})}, none);
     EXPECT_EQ(values<int32_t>(sel[0]), (std::vector<int32_t>{1, 4}));
 }
 
 TEST(EltwiseEval, SelectAndPowerOnF16) {
-    auto sel = run("Select", {boolean({true, false}), f32({0.5f, 1}).convert(ET::f16), f32({-2}).convert(ET::f16)});
+    auto sel = run_op("Select", {boolean({true, false}), f32({0.5f, 1}).convert(ET::f16), f32({-2}).convert(ET::f16)});
     ASSERT_EQ(sel[0].type(), ET::f16);
     expect_near(sel[0].convert(ET::f32), {0.5f, -2}, 0);
-    auto pow = run("Power", {f32({3, 2}).convert(ET::f16), f32({2}).convert(ET::f16)});
+    auto pow = run_op("Power", {f32({3, 2}).convert(ET::f16), f32({2}).convert(ET::f16)});
     ASSERT_EQ(pow[0].type(), ET::f16);
     expect_near(pow[0].convert(ET::f32), {9, 4}, 0);
 }
@@ -338,98 +333,98 @@ TEST(EltwiseEval, SelectAndPowerOnF16) {
 
 TEST(EltwiseEval, SimpleUnaryOnF32AndI32) {
     auto x = f32({-2.5f, 0, 3.25f});
-    expect_near(run("Abs", {x})[0], {2.5f, 0, 3.25f});
-    expect_near(run("Negative", {x})[0], {2.5f, 0, -3.25f});
-    expect_near(run("Sign", {x})[0], {-1, 0, 1});
-    expect_near(run("Ceiling", {x})[0], {-2, 0, 4});
-    expect_near(run("Floor", {x})[0], {-3, 0, 3});
-    expect_near(run("Relu", {x})[0], {0, 0, 3.25f});
+    expect_near(run_op("Abs", {x})[0], {2.5f, 0, 3.25f});
+    expect_near(run_op("Negative", {x})[0], {2.5f, 0, -3.25f});
+    expect_near(run_op("Sign", {x})[0], {-1, 0, 1});
+    expect_near(run_op("Ceiling", {x})[0], {-2, 0, 4});
+    expect_near(run_op("Floor", {x})[0], {-3, 0, 3});
+    expect_near(run_op("Relu", {x})[0], {0, 0, 3.25f});
     auto n = i32({-5, 0, 7});
-    EXPECT_EQ(values<int32_t>(run("Abs", {n})[0]), (std::vector<int32_t>{5, 0, 7}));
-    EXPECT_EQ(values<int32_t>(run("Negative", {n})[0]), (std::vector<int32_t>{5, 0, -7}));
-    EXPECT_EQ(values<int32_t>(run("Sign", {n})[0]), (std::vector<int32_t>{-1, 0, 1}));
-    EXPECT_EQ(values<int32_t>(run("Relu", {n})[0]), (std::vector<int32_t>{0, 0, 7}));
+    EXPECT_EQ(values<int32_t>(run_op("Abs", {n})[0]), (std::vector<int32_t>{5, 0, 7}));
+    EXPECT_EQ(values<int32_t>(run_op("Negative", {n})[0]), (std::vector<int32_t>{5, 0, -7}));
+    EXPECT_EQ(values<int32_t>(run_op("Sign", {n})[0]), (std::vector<int32_t>{-1, 0, 1}));
+    EXPECT_EQ(values<int32_t>(run_op("Relu", {n})[0]), (std::vector<int32_t>{0, 0, 7}));
 }
 
 TEST(EltwiseEval, MathFunctionsAtKnownPoints) {
     const float pi = std::numbers::pi_v<float>;
-    expect_near(run("Exp", {f32({0, 1})})[0], {1, std::numbers::e_v<float>});
-    expect_near(run("Log", {f32({1, std::numbers::e_v<float>})})[0], {0, 1});
-    expect_near(run("Sqrt", {f32({4, 2.25f})})[0], {2, 1.5f});
-    expect_near(run("Sin", {f32({0, pi / 2})})[0], {0, 1});
-    expect_near(run("Cos", {f32({0, pi})})[0], {1, -1});
-    expect_near(run("Tan", {f32({0, pi / 4})})[0], {0, 1});
-    expect_near(run("Asin", {f32({0, 1})})[0], {0, pi / 2});
-    expect_near(run("Acos", {f32({1, 0})})[0], {0, pi / 2});
-    expect_near(run("Atan", {f32({0, 1})})[0], {0, pi / 4});
-    expect_near(run("Sinh", {f32({0, 1})})[0], {0, 1.1752012f});
-    expect_near(run("Cosh", {f32({0, 1})})[0], {1, 1.5430806f});
-    expect_near(run("Tanh", {f32({0})})[0], {0});
-    expect_near(run("Asinh", {f32({0, 1})})[0], {0, 0.8813736f});
-    expect_near(run("Acosh", {f32({1, 2})})[0], {0, 1.3169579f});
-    expect_near(run("Atanh", {f32({0, 0.5f})})[0], {0, 0.5493061f});
-    expect_near(run("Erf", {f32({0, 1})})[0], {0, 0.8427008f});
-    expect_near(run("Sigmoid", {f32({0, 1})})[0], {0.5f, 0.7310586f});
+    expect_near(run_op("Exp", {f32({0, 1})})[0], {1, std::numbers::e_v<float>});
+    expect_near(run_op("Log", {f32({1, std::numbers::e_v<float>})})[0], {0, 1});
+    expect_near(run_op("Sqrt", {f32({4, 2.25f})})[0], {2, 1.5f});
+    expect_near(run_op("Sin", {f32({0, pi / 2})})[0], {0, 1});
+    expect_near(run_op("Cos", {f32({0, pi})})[0], {1, -1});
+    expect_near(run_op("Tan", {f32({0, pi / 4})})[0], {0, 1});
+    expect_near(run_op("Asin", {f32({0, 1})})[0], {0, pi / 2});
+    expect_near(run_op("Acos", {f32({1, 0})})[0], {0, pi / 2});
+    expect_near(run_op("Atan", {f32({0, 1})})[0], {0, pi / 4});
+    expect_near(run_op("Sinh", {f32({0, 1})})[0], {0, 1.1752012f});
+    expect_near(run_op("Cosh", {f32({0, 1})})[0], {1, 1.5430806f});
+    expect_near(run_op("Tanh", {f32({0})})[0], {0});
+    expect_near(run_op("Asinh", {f32({0, 1})})[0], {0, 0.8813736f});
+    expect_near(run_op("Acosh", {f32({1, 2})})[0], {0, 1.3169579f});
+    expect_near(run_op("Atanh", {f32({0, 0.5f})})[0], {0, 0.5493061f});
+    expect_near(run_op("Erf", {f32({0, 1})})[0], {0, 0.8427008f});
+    expect_near(run_op("Sigmoid", {f32({0, 1})})[0], {0.5f, 0.7310586f});
 }
 
 TEST(EltwiseEval, IntegerInputsOfRealFunctionsRound) {
     // sqrt(8) = 2.83 rounds to 3 (OpenVINO's integral Sqrt rounds)
-    EXPECT_EQ(values<int32_t>(run("Sqrt", {i32({4, 8, 9})})[0]), (std::vector<int32_t>{2, 3, 3}));
-    EXPECT_EQ(values<int32_t>(run("Exp", {i32({0, 1, 2})})[0]), (std::vector<int32_t>{1, 3, 7}));
+    EXPECT_EQ(values<int32_t>(run_op("Sqrt", {i32({4, 8, 9})})[0]), (std::vector<int32_t>{2, 3, 3}));
+    EXPECT_EQ(values<int32_t>(run_op("Exp", {i32({0, 1, 2})})[0]), (std::vector<int32_t>{1, 3, 7}));
 }
 
 TEST(EltwiseEval, Activations) {
-    expect_near(run("Elu", {f32({-1, 2})}, {{"alpha", 1.0}})[0], {-0.6321206f, 2});
-    expect_near(run("Gelu", {f32({1, -1})})[0], {0.8413447f, -0.1586553f});
-    expect_near(run("Gelu", {f32({1})}, {{"approximation_mode", std::string("TANH")}})[0], {0.8411920f});
-    expect_near(run("HSigmoid", {f32({-4, 0, 1, 4})})[0], {0, 0.5f, 4.f / 6, 1});
-    expect_near(run("HSwish", {f32({-4, -1, 1, 4})})[0], {0, -2.f / 6, 4.f / 6, 4});
-    expect_near(run("Mish", {f32({1, -1})})[0], {0.8650984f, -0.3034015f});
-    expect_near(run("SoftPlus", {f32({0, 100, -100})})[0], {0.6931472f, 100, 0});
-    expect_near(run("Swish", {f32({1})})[0], {0.7310586f});
-    expect_near(run("Swish", {f32({1}), f32({2}, {})})[0], {0.8807971f});
-    expect_near(run("HardSigmoid", {f32({1, 3, -3}), f32({0.2f}, {}), f32({0.5f}, {})})[0], {0.7f, 1, 0});
-    expect_near(run("Selu", {f32({-1, 2}), f32({1.6732632f}, {1}), f32({1.0507010f}, {1})})[0],
+    expect_near(run_op("Elu", {f32({-1, 2})}, {{"alpha", 1.0}})[0], {-0.6321206f, 2});
+    expect_near(run_op("Gelu", {f32({1, -1})})[0], {0.8413447f, -0.1586553f});
+    expect_near(run_op("Gelu", {f32({1})}, {{"approximation_mode", std::string("TANH")}})[0], {0.8411920f});
+    expect_near(run_op("HSigmoid", {f32({-4, 0, 1, 4})})[0], {0, 0.5f, 4.f / 6, 1});
+    expect_near(run_op("HSwish", {f32({-4, -1, 1, 4})})[0], {0, -2.f / 6, 4.f / 6, 4});
+    expect_near(run_op("Mish", {f32({1, -1})})[0], {0.8650984f, -0.3034015f});
+    expect_near(run_op("SoftPlus", {f32({0, 100, -100})})[0], {0.6931472f, 100, 0});
+    expect_near(run_op("Swish", {f32({1})})[0], {0.7310586f});
+    expect_near(run_op("Swish", {f32({1}), f32({2}, {})})[0], {0.8807971f});
+    expect_near(run_op("HardSigmoid", {f32({1, 3, -3}), f32({0.2f}, {}), f32({0.5f}, {})})[0], {0.7f, 1, 0});
+    expect_near(run_op("Selu", {f32({-1, 2}), f32({1.6732632f}, {1}), f32({1.0507010f}, {1})})[0],
                 {-1.1113307f, 2.1014020f});
 }
 
 TEST(EltwiseEval, PReluPerChannelAndBroadcast) {
     // data [1, 2, 1, 2]: channel 0 = {-1, 2}, channel 1 = {-3, 4}
-    auto per_channel = run("PRelu", {f32({-1, 2, -3, 4}, {1, 2, 1, 2}), f32({0.1f, 0.5f})});
+    auto per_channel = run_op("PRelu", {f32({-1, 2, -3, 4}, {1, 2, 1, 2}), f32({0.1f, 0.5f})});
     expect_near(per_channel[0], {-0.1f, 2, -1.5f, 4});
-    auto scalar = run("PRelu", {f32({-2, 3}), f32({0.25f}, {1})});
+    auto scalar = run_op("PRelu", {f32({-2, 3}), f32({0.25f}, {1})});
     expect_near(scalar[0], {-0.5f, 3});
-    auto ints = run("PRelu", {i32({-4, 4}), i32({3}, {1})});
+    auto ints = run_op("PRelu", {i32({-4, 4}), i32({3}, {1})});
     EXPECT_EQ(values<int32_t>(ints[0]), (std::vector<int32_t>{-12, 4}));
 }
 
 TEST(EltwiseEval, ClampRoundsBoundsInwardForIntegers) {
-    expect_near(run("Clamp", {f32({0, 1, 3})}, {{"min", 0.5}, {"max", 2.0}})[0], {0.5f, 1, 2});
+    expect_near(run_op("Clamp", {f32({0, 1, 3})}, {{"min", 0.5}, {"max", 2.0}})[0], {0.5f, 1, 2});
     // ceil(-1.5) = -1, floor(2.5) = 2
-    EXPECT_EQ(values<int32_t>(run("Clamp", {i32({-5, 0, 5})}, {{"min", -1.5}, {"max", 2.5}})[0]),
+    EXPECT_EQ(values<int32_t>(run_op("Clamp", {i32({-5, 0, 5})}, {{"min", -1.5}, {"max", 2.5}})[0]),
               (std::vector<int32_t>{-1, 0, 2}));
 }
 
 TEST(EltwiseEval, RoundModesMatchTheSpecExample) {
     auto x = f32({-4.5f, -1.9f, -1.5f, 0.5f, 0.9f, 1.5f, 2.3f, 2.5f});
-    expect_near(run("Round", {x})[0], {-4, -2, -2, 0, 1, 2, 2, 2}, 0);
-    expect_near(run("Round", {x}, {{"mode", std::string("half_away_from_zero")}})[0], {-5, -2, -2, 1, 1, 2, 2, 3}, 0);
+    expect_near(run_op("Round", {x})[0], {-4, -2, -2, 0, 1, 2, 2, 2}, 0);
+    expect_near(run_op("Round", {x}, {{"mode", std::string("half_away_from_zero")}})[0], {-5, -2, -2, 1, 1, 2, 2, 3}, 0);
 }
 
 TEST(EltwiseEval, ConvertTruncatesWrapsAndTestsNonZero) {
-    auto to_i32 = run("Convert", {f32({-1.7f, 2.9f, 300, -3})}, {{"destination_type", ET::i32}});
+    auto to_i32 = run_op("Convert", {f32({-1.7f, 2.9f, 300, -3})}, {{"destination_type", ET::i32}});
     EXPECT_EQ(values<int32_t>(to_i32[0]), (std::vector<int32_t>{-1, 2, 300, -3}));
     // spec: int32 -1 -> uint32 max
-    auto to_u32 = run("Convert", {i32({-1, 7})}, {{"destination_type", ET::u32}});
+    auto to_u32 = run_op("Convert", {i32({-1, 7})}, {{"destination_type", ET::u32}});
     EXPECT_EQ(values<uint32_t>(to_u32[0]), (std::vector<uint32_t>{4294967295u, 7}));
-    auto to_bool = run("Convert", {f32({0, 0.5f, -2})}, {{"destination_type", ET::boolean}});
+    auto to_bool = run_op("Convert", {f32({0, 0.5f, -2})}, {{"destination_type", ET::boolean}});
     EXPECT_EQ(values<uint8_t>(to_bool[0]), (std::vector<uint8_t>{0, 1, 1}));
-    auto to_f16 = run("Convert", {i32({3, -2})}, {{"destination_type", ET::f16}});
+    auto to_f16 = run_op("Convert", {i32({3, -2})}, {{"destination_type", ET::f16}});
     ASSERT_EQ(to_f16[0].type(), ET::f16);
     expect_near(to_f16[0].convert(ET::f32), {3, -2}, 0);
-    auto from_f16 = run("Convert", {f32({2.75f, -0.5f}).convert(ET::f16)}, {{"destination_type", ET::i64}});
+    auto from_f16 = run_op("Convert", {f32({2.75f, -0.5f}).convert(ET::f16)}, {{"destination_type", ET::i64}});
     EXPECT_EQ(values<int64_t>(from_f16[0]), (std::vector<int64_t>{2, 0}));
-    auto same = run("Convert", {i32({5})}, {{"destination_type", ET::i32}});
+    auto same = run_op("Convert", {i32({5})}, {{"destination_type", ET::i32}});
     EXPECT_EQ(values<int32_t>(same[0]), (std::vector<int32_t>{5}));
 }
 

@@ -13,19 +13,15 @@
 namespace mo {
 namespace {
 
+using test::f32;
+using test::i32;
 using test::GraphBuilder;
 using test::expect_error;
 using ET = ElementType;
 
-std::vector<Tensor> run(const std::string& type, const std::vector<Tensor>& inputs, const AttrMap& attrs = {}) {
-    return test::run_op(type, inputs, attrs);
-}
+using test::run_op;
 using test::infer;
 
-Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
-Tensor f32(std::vector<float> v) { Shape s{int64_t(v.size())}; return f32(std::move(v), s); }
-Tensor i32(std::vector<int32_t> v, Shape s) { return Tensor::from_vector<int32_t>(v, std::move(s)); }
-Tensor i32(std::vector<int32_t> v) { Shape s{int64_t(v.size())}; return i32(std::move(v), s); }
 Tensor axes(std::vector<int64_t> v) { Shape s{int64_t(v.size())}; return Tensor::from_vector<int64_t>(v, s); }
 Tensor scalar_i64(int64_t v) { return Tensor::scalar<int64_t>(v); }
 
@@ -212,51 +208,51 @@ TEST(ReductionInfer, CumSumKeepsShapeAndChecksAxis) {
 
 TEST(ReductionEval, ReducesF32) {
     auto x = f32({1, 2, 3, 4, 5, 6}, {2, 3});
-    expect_near(run("ReduceSum", {x, axes({1})})[0], {6, 15});
-    auto kept = run("ReduceSum", {x, axes({0})}, {{"keep_dims", true}});
+    expect_near(run_op("ReduceSum", {x, axes({1})})[0], {6, 15});
+    auto kept = run_op("ReduceSum", {x, axes({0})}, {{"keep_dims", true}});
     EXPECT_EQ(kept[0].shape(), (Shape{1, 3}));
     expect_near(kept[0], {5, 7, 9});
-    expect_near(run("ReduceMean", {x, axes({-1})})[0], {2, 5});
-    expect_near(run("ReduceProd", {x, axes({1})})[0], {6, 120});
-    expect_near(run("ReduceMax", {x, axes({0})})[0], {4, 5, 6});
-    expect_near(run("ReduceMin", {x, axes({0, 1})})[0], {1});
-    expect_near(run("ReduceL1", {f32({-1, 2, -3}), axes({0})})[0], {6});
-    expect_near(run("ReduceL2", {f32({3, -4}), axes({0})})[0], {5});
-    auto scalar_axis = run("ReduceSum", {x, scalar_i64(0)});
+    expect_near(run_op("ReduceMean", {x, axes({-1})})[0], {2, 5});
+    expect_near(run_op("ReduceProd", {x, axes({1})})[0], {6, 120});
+    expect_near(run_op("ReduceMax", {x, axes({0})})[0], {4, 5, 6});
+    expect_near(run_op("ReduceMin", {x, axes({0, 1})})[0], {1});
+    expect_near(run_op("ReduceL1", {f32({-1, 2, -3}), axes({0})})[0], {6});
+    expect_near(run_op("ReduceL2", {f32({3, -4}), axes({0})})[0], {5});
+    auto scalar_axis = run_op("ReduceSum", {x, scalar_i64(0)});
     expect_near(scalar_axis[0], {5, 7, 9});
-    auto no_axes = run("ReduceSum", {x, axes({})});  // empty axes reduce nothing
+    auto no_axes = run_op("ReduceSum", {x, axes({})});  // empty axes reduce nothing
     EXPECT_EQ(no_axes[0].shape(), (Shape{2, 3}));
     expect_near(no_axes[0], {1, 2, 3, 4, 5, 6});
 }
 
 TEST(ReductionEval, ReducesIntegersAndBooleans) {
     auto x = i32({1, 2, 3, 5}, {2, 2});
-    EXPECT_EQ(values<int32_t>(run("ReduceMean", {x, axes({1})})[0]), (std::vector<int32_t>{1, 4}));  // 1.5 -> 1
-    EXPECT_EQ(values<int32_t>(run("ReduceSum", {x, axes({0})})[0]), (std::vector<int32_t>{4, 7}));
-    EXPECT_EQ(values<int32_t>(run("ReduceMax", {i32({-7, -3}), axes({0})})[0]), (std::vector<int32_t>{-3}));
+    EXPECT_EQ(values<int32_t>(run_op("ReduceMean", {x, axes({1})})[0]), (std::vector<int32_t>{1, 4}));  // 1.5 -> 1
+    EXPECT_EQ(values<int32_t>(run_op("ReduceSum", {x, axes({0})})[0]), (std::vector<int32_t>{4, 7}));
+    EXPECT_EQ(values<int32_t>(run_op("ReduceMax", {i32({-7, -3}), axes({0})})[0]), (std::vector<int32_t>{-3}));
     auto flags = Tensor::from_vector<bool>({true, false, true, true}, {2, 2});
-    EXPECT_EQ(values<uint8_t>(run("ReduceLogicalAnd", {flags, axes({1})})[0]), (std::vector<uint8_t>{0, 1}));
-    EXPECT_EQ(values<uint8_t>(run("ReduceLogicalOr", {flags, axes({0})})[0]), (std::vector<uint8_t>{1, 1}));
+    EXPECT_EQ(values<uint8_t>(run_op("ReduceLogicalAnd", {flags, axes({1})})[0]), (std::vector<uint8_t>{0, 1}));
+    EXPECT_EQ(values<uint8_t>(run_op("ReduceLogicalOr", {flags, axes({0})})[0]), (std::vector<uint8_t>{1, 1}));
 }
 
 TEST(ReductionEval, MiddleAxisOf3D) {
     // [2, 2, 2]: reduce axis 1 -> element (i, k) = x[i,0,k] + x[i,1,k]
     auto x = f32({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2});
-    expect_near(run("ReduceSum", {x, axes({1})})[0], {4, 6, 12, 14});
+    expect_near(run_op("ReduceSum", {x, axes({1})})[0], {4, 6, 12, 14});
 }
 
 TEST(ReductionEval, F16ThroughF32) {
     auto x = f32({1.5f, 2.5f, 4}, {3}).convert(ET::f16);
-    auto out = run("ReduceSum", {x, axes({0})});
+    auto out = run_op("ReduceSum", {x, axes({0})});
     ASSERT_EQ(out[0].type(), ET::f16);
     expect_near(out[0].convert(ET::f32), {8}, 0);
 }
 
 TEST(ReductionEval, SoftmaxAndTopKOnF16) {
-    auto soft = run("Softmax", {f32({0, 0}, {1, 2}).convert(ET::f16)});
+    auto soft = run_op("Softmax", {f32({0, 0}, {1, 2}).convert(ET::f16)});
     ASSERT_EQ(soft[0].type(), ET::f16);
     expect_near(soft[0].convert(ET::f32), {0.5f, 0.5f}, 0);
-    auto top = run("TopK", {f32({1, 7, 3}).convert(ET::f16), scalar_i64(1)},
+    auto top = run_op("TopK", {f32({1, 7, 3}).convert(ET::f16), scalar_i64(1)},
                    {{"axis", int64_t(0)}, {"mode", std::string("max")}, {"sort", std::string("value")}});
     ASSERT_EQ(top[0].type(), ET::f16);
     expect_near(top[0].convert(ET::f32), {7}, 0);
@@ -264,13 +260,13 @@ TEST(ReductionEval, SoftmaxAndTopKOnF16) {
 }
 
 TEST(ReductionEval, SoftmaxAndLogSoftmax) {
-    expect_near(run("Softmax", {f32({1, 2, 3})}, {{"axis", int64_t(0)}})[0], {0.0900306f, 0.2447285f, 0.6652410f});
-    expect_near(run("LogSoftmax", {f32({1, 2, 3})}, {{"axis", int64_t(-1)}})[0], {-2.4076060f, -1.4076060f, -0.4076060f});
+    expect_near(run_op("Softmax", {f32({1, 2, 3})}, {{"axis", int64_t(0)}})[0], {0.0900306f, 0.2447285f, 0.6652410f});
+    expect_near(run_op("LogSoftmax", {f32({1, 2, 3})}, {{"axis", int64_t(-1)}})[0], {-2.4076060f, -1.4076060f, -0.4076060f});
     // axis 0 of [[1, 1], [1, 3]]: column 0 -> {0.5, 0.5}, column 1 -> {e/(e+e^3), e^3/(e+e^3)}
-    expect_near(run("Softmax", {f32({1, 1, 1, 3}, {2, 2})}, {{"axis", int64_t(0)}})[0],
+    expect_near(run_op("Softmax", {f32({1, 1, 1, 3}, {2, 2})}, {{"axis", int64_t(0)}})[0],
                 {0.5f, 0.1192029f, 0.5f, 0.8807971f});
     // default axis 1; large values must not overflow
-    expect_near(run("Softmax", {f32({1000, 1000}, {1, 2})})[0], {0.5f, 0.5f});
+    expect_near(run_op("Softmax", {f32({1000, 1000}, {1, 2})})[0], {0.5f, 0.5f});
 }
 
 AttrMap topk_attrs(int64_t axis, const char* mode, const char* sort, ET index = ET::i32) {
@@ -279,23 +275,23 @@ AttrMap topk_attrs(int64_t axis, const char* mode, const char* sort, ET index = 
 
 TEST(ReductionEval, TopKModesAndSorts) {
     auto x = f32({3, 1, 4, 2});
-    auto by_value = run("TopK", {x, scalar_i64(2)}, topk_attrs(0, "max", "value"));
+    auto by_value = run_op("TopK", {x, scalar_i64(2)}, topk_attrs(0, "max", "value"));
     expect_near(by_value[0], {4, 3});
     EXPECT_EQ(values<int32_t>(by_value[1]), (std::vector<int32_t>{2, 0}));
-    auto by_index = run("TopK", {x, scalar_i64(2)}, topk_attrs(0, "max", "index", ET::i64));
+    auto by_index = run_op("TopK", {x, scalar_i64(2)}, topk_attrs(0, "max", "index", ET::i64));
     expect_near(by_index[0], {3, 4});
     EXPECT_EQ(values<int64_t>(by_index[1]), (std::vector<int64_t>{0, 2}));
-    auto smallest = run("TopK", {x, scalar_i64(3)}, topk_attrs(-1, "min", "value"));
+    auto smallest = run_op("TopK", {x, scalar_i64(3)}, topk_attrs(-1, "min", "value"));
     expect_near(smallest[0], {1, 2, 3});
     EXPECT_EQ(values<int32_t>(smallest[1]), (std::vector<int32_t>{1, 3, 0}));
-    auto k_too_big = run("TopK", {x, scalar_i64(9)}, topk_attrs(0, "max", "value"));
+    auto k_too_big = run_op("TopK", {x, scalar_i64(9)}, topk_attrs(0, "max", "value"));
     expect_near(k_too_big[0], {4, 3, 2, 1});
 }
 
 TEST(ReductionEval, TopKAlongAxis0OfIntegersWithTies) {
     // columns of [[5, 0], [5, 9], [1, 9]]: ties keep the lower index first
     auto x = i32({5, 0, 5, 9, 1, 9}, {3, 2});
-    auto out = run("TopK", {x, scalar_i64(2)}, topk_attrs(0, "max", "value"));
+    auto out = run_op("TopK", {x, scalar_i64(2)}, topk_attrs(0, "max", "value"));
     EXPECT_EQ(out[0].shape(), (Shape{2, 2}));
     EXPECT_EQ(values<int32_t>(out[0]), (std::vector<int32_t>{5, 9, 5, 9}));
     EXPECT_EQ(values<int32_t>(out[1]), (std::vector<int32_t>{0, 1, 1, 2}));
@@ -303,16 +299,16 @@ TEST(ReductionEval, TopKAlongAxis0OfIntegersWithTies) {
 
 TEST(ReductionEval, CumSumSpecExamples) {
     auto x = f32({1, 2, 3, 4, 5});
-    expect_near(run("CumSum", {x, scalar_i64(0)})[0], {1, 3, 6, 10, 15});
-    expect_near(run("CumSum", {x, scalar_i64(0)}, {{"exclusive", true}})[0], {0, 1, 3, 6, 10});
-    expect_near(run("CumSum", {x, scalar_i64(0)}, {{"reverse", true}})[0], {15, 14, 12, 9, 5});
-    expect_near(run("CumSum", {x, scalar_i64(0)}, {{"exclusive", true}, {"reverse", true}})[0], {14, 12, 9, 5, 0});
-    expect_near(run("CumSum", {x})[0], {1, 3, 6, 10, 15});  // axis defaults to 0
+    expect_near(run_op("CumSum", {x, scalar_i64(0)})[0], {1, 3, 6, 10, 15});
+    expect_near(run_op("CumSum", {x, scalar_i64(0)}, {{"exclusive", true}})[0], {0, 1, 3, 6, 10});
+    expect_near(run_op("CumSum", {x, scalar_i64(0)}, {{"reverse", true}})[0], {15, 14, 12, 9, 5});
+    expect_near(run_op("CumSum", {x, scalar_i64(0)}, {{"exclusive", true}, {"reverse", true}})[0], {14, 12, 9, 5, 0});
+    expect_near(run_op("CumSum", {x})[0], {1, 3, 6, 10, 15});  // axis defaults to 0
 }
 
 TEST(ReductionEval, CumSumOfIntegersAlongLastAxis) {
     auto x = i32({1, 2, 3, 10, 20, 30}, {2, 3});
-    auto out = run("CumSum", {x, Tensor::scalar<int32_t>(-1)});
+    auto out = run_op("CumSum", {x, Tensor::scalar<int32_t>(-1)});
     EXPECT_EQ(values<int32_t>(out[0]), (std::vector<int32_t>{1, 3, 6, 10, 30, 60}));
 }
 

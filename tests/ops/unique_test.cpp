@@ -11,13 +11,13 @@
 namespace mo {
 namespace {
 
+using test::f32;
 using test::GraphBuilder;
 using test::expect_error;
 using test::values;
 using ET = ElementType;
 using I64s = std::vector<int64_t>;
 
-Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
 
 std::vector<Tensor> unique(const std::vector<Tensor>& in, const AttrMap& attrs = {}) {
     return test::run_op("Unique", in, attrs);

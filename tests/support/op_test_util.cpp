@@ -56,6 +56,13 @@ void expect_schemas_match_opsets_json(
     }
 }
 
+Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
+Tensor f32(std::vector<float> v) { Shape s{static_cast<int64_t>(v.size())}; return f32(std::move(v), std::move(s)); }
+Tensor i32(std::vector<int32_t> v, Shape s) { return Tensor::from_vector<int32_t>(v, std::move(s)); }
+Tensor i32(std::vector<int32_t> v) { Shape s{static_cast<int64_t>(v.size())}; return i32(std::move(v), std::move(s)); }
+Tensor boolean(std::vector<bool> v, Shape s) { return Tensor::from_vector<bool>(v, std::move(s)); }
+Tensor boolean(std::vector<bool> v) { Shape s{static_cast<int64_t>(v.size())}; return boolean(std::move(v), std::move(s)); }
+
 Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count) {
     std::vector<std::byte> b(bytes.size());
     for (size_t i = 0; i < bytes.size(); ++i) b[i] = std::byte{bytes[i]};

@@ -37,6 +37,14 @@ void expect_schemas_match_opsets_json(
     const OpRegistry& r, const nlohmann::json& opsets,
     const std::function<void(const std::string& type, std::vector<std::string>& attrs)>& adjust = {});
 
+// Tensors of the given values and shape; 1D when no shape is given.
+Tensor f32(std::vector<float> v, Shape s);
+Tensor f32(std::vector<float> v);
+Tensor i32(std::vector<int32_t> v, Shape s);
+Tensor i32(std::vector<int32_t> v);
+Tensor boolean(std::vector<bool> v, Shape s);
+Tensor boolean(std::vector<bool> v);
+
 // A 1D tensor of `count` elements of `type` over the given raw bytes (packed types: u1/u4/i4),
 // and a tensor's raw bytes.
 Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/float16.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -14,10 +15,7 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-Tensor f32(std::vector<float> v) {
-    Shape s{static_cast<int64_t>(v.size())};
-    return Tensor::from_vector<float>(v, s);
-}
+using test::f32;
 
 TEST(Compare, EqualFloatsPass) {
     auto c = compare(f32({1, -2, 0}), f32({1, -2, 0}), {}, "y");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,15 +51,20 @@ Tensor boolean(std::vector<bool> v);
 Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count);
 std::vector<uint8_t> bytes_of(const Tensor& t);
 
-// EXPECTs that f() throws a mo::Error whose text contains `fragment`.
+// EXPECTs that f() throws a mo::Error whose text contains every one of `fragments`.
 template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
+void expect_error(F&& f, std::initializer_list<const char*> fragments) {
     try {
         f();
-        FAIL() << "no error; expected one mentioning '" << fragment << "'";
+        FAIL() << "no error; expected one mentioning '" << *fragments.begin() << "'";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        for (const auto& fragment : fragments)
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << fragment << " not in: " << e.what();
     }
+}
+template <typename F>
+void expect_error(F&& f, const std::string& fragment) {
+    expect_error(std::forward<F>(f), {fragment.c_str()});
 }
 
 // from, from + 1, ... (n values).

@@ -14,11 +14,7 @@ using test::GraphBuilder;
 using Ints = std::vector<int64_t>;
 constexpr auto f32 = ElementType::f32;
 
-PartialShape inferred(Node n, size_t port = 0) {
-    InferContext c(n);
-    n.op().infer(c);
-    return n.out(port).shape();
-}
+using test::inferred;
 
 AttrMap conv_attrs(Ints strides, Ints pads_begin, Ints pads_end, Ints dilations, std::string auto_pad = "explicit") {
     return {{"strides", strides}, {"pads_begin", pads_begin}, {"pads_end", pads_end},

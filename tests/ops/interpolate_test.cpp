@@ -3,6 +3,7 @@
 
 #include "core/graph.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -17,11 +18,7 @@ AttrMap attrs(std::string mode, std::string calc, std::string transform = "half_
             {"nearest_mode", nearest}};
 }
 
-PartialShape inferred(Node n) {
-    InferContext c(n);
-    n.op().infer(c);
-    return n.out(0).shape();
-}
+using test::inferred;
 
 // Resizes the 2x2 image [[1, 2], [3, 4]] by 2 on both spatial axes.
 std::vector<float> resize_2x2(AttrMap a, bool sizes = false) {

@@ -5,6 +5,7 @@
 
 #include "core/graph.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -12,11 +13,7 @@ namespace {
 using test::GraphBuilder;
 constexpr auto f32 = ElementType::f32;
 
-PartialShape inferred(Node n) {
-    InferContext c(n);
-    n.op().infer(c);
-    return n.out(0).shape();
-}
+using test::inferred;
 
 std::vector<float> values(const Tensor& t) {
     const float* d = t.data<float>();

@@ -12,11 +12,7 @@ using test::GraphBuilder;
 using Ints = std::vector<int64_t>;
 constexpr auto f32 = ElementType::f32;
 
-PartialShape inferred(Node n, size_t port = 0) {
-    InferContext c(n);
-    n.op().infer(c);
-    return n.out(port).shape();
-}
+using test::inferred;
 
 AttrMap pool_attrs(Ints kernel, Ints strides, Ints pads_begin, Ints pads_end, std::string rounding = "floor",
                    std::string auto_pad = "explicit") {

@@ -13,6 +13,11 @@ void infer(Node n) {
     n.op().infer(c);
 }
 
+PartialShape inferred(Node n, size_t port) {
+    infer(n);
+    return n.out(port).shape();
+}
+
 std::vector<Tensor> run_op(const std::string& type, const std::vector<Tensor>& inputs, const AttrMap& attrs) {
     GraphBuilder b;
     std::vector<OutPort> ports;

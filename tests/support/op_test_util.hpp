@@ -18,6 +18,8 @@ namespace mo::test {
 
 // Runs the node's shape inference.
 void infer(Node n);
+// Runs it and returns output `port`'s shape.
+PartialShape inferred(Node n, size_t port = 0);
 
 // Builds `type` over constant inputs, infers it, evaluates it, and checks (gtest EXPECTs) that
 // every evaluated output has the inferred type and shape.

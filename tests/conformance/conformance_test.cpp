@@ -9,6 +9,7 @@
 
 #include "conformance/conformance.hpp"
 #include "emit/ir_test_util.hpp"
+#include "support/onnx_model_builder.hpp"
 
 namespace fs = std::filesystem;
 using namespace mo::conformance;
@@ -35,28 +36,14 @@ onnx::TensorProto float_tensor(const std::string& name, std::vector<int64_t> dim
     return t;
 }
 
-void add_float_value_info(onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {
-    v->set_name(name);
-    auto* tt = v->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
 // A one-node model y = op(x) on a [2] float tensor, with one data set.
 void write_single_op_test(const fs::path& dir, const std::string& op, std::vector<float> x, std::vector<float> y) {
     fs::create_directories(dir / "test_data_set_0");
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
-    auto* g = model.mutable_graph();
-    g->set_name("g");
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->add_input("x");
-    n->add_output("y");
-    add_float_value_info(g->add_input(), "x", {2});
-    add_float_value_info(g->add_output(), "y", {2});
-    write_proto(dir / "model.onnx", model);
+    mo::test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.node(op, {"x"}, {"y"});
+    m.output("y");
+    write_proto(dir / "model.onnx", m.model());
     write_proto(dir / "test_data_set_0" / "input_0.pb", float_tensor("x", {2}, x));
     write_proto(dir / "test_data_set_0" / "output_0.pb", float_tensor("y", {2}, y));
 }
@@ -236,20 +223,12 @@ TEST(Conformance, InputsBindByTensorProtoName) {
     mo::test::ScratchDir tmp{"conformance"};
     fs::path dir = tmp.path() / "test_sub_named";
     fs::create_directories(dir / "test_data_set_0");
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(13);
-    auto* g = model.mutable_graph();
-    g->set_name("g");
-    auto* n = g->add_node();
-    n->set_op_type("Sub");
-    n->add_input("a");
-    n->add_input("b");
-    n->add_output("y");
-    add_float_value_info(g->add_input(), "a", {2});
-    add_float_value_info(g->add_input(), "b", {2});
-    add_float_value_info(g->add_output(), "y", {2});
-    write_proto(dir / "model.onnx", model);
+    mo::test::OnnxModelBuilder m(13);
+    m.input("a", {2});
+    m.input("b", {2});
+    m.node("Sub", {"a", "b"}, {"y"});
+    m.output("y");
+    write_proto(dir / "model.onnx", m.model());
     // The files are in the opposite order of the graph inputs; their names decide: a - b.
     write_proto(dir / "test_data_set_0" / "input_0.pb", float_tensor("b", {2}, {1.f, 2.f}));
     write_proto(dir / "test_data_set_0" / "input_1.pb", float_tensor("a", {2}, {10.f, 20.f}));

@@ -122,27 +122,38 @@ void infer_gather_elements(InferContext& c) {
     c.set_output(0, c.in_type(0), out);
 }
 
-std::vector<Tensor> eval_gather_elements(const Node& n, const std::vector<Tensor>& in) {
-    const Shape &ds = in[0].shape(), &is = in[1].shape();
-    if (ds.size() != is.size() || ds.empty()) fail(n, "data and indices must have the same non-zero rank");
-    const auto a = static_cast<size_t>(axis_of(n, n.attr<int64_t>("axis"), static_cast<int64_t>(ds.size())));
-    for (size_t i = 0; i < ds.size(); ++i)
-        if (i != a && ds[i] != is[i]) fail(n, "data and indices differ outside the axis");
-    const auto indices = in[1].to_i64();
+int64_t checked_index(const Node& n, int64_t idx, int64_t dim) {
+    const int64_t original = idx;
+    if (idx < 0) idx += dim;
+    if (idx < 0 || idx >= dim) fail(n, "index " + std::to_string(original) + " is out of range for a dim of " + std::to_string(dim));
+    return idx;
+}
+
+// Offsets in data of each element of an indices-shaped tensor: its own coordinates with the one
+// on axis `a` replaced by its index (GatherElements reads there, ScatterElementsUpdate writes).
+std::vector<int64_t> element_offsets(const Node& n, const Shape& ds, const Shape& is, size_t a, const std::vector<int64_t>& indices) {
     const auto ds_strides = row_major_strides(ds), is_strides = row_major_strides(is);
-    std::vector<int64_t> map(indices.size());
+    std::vector<int64_t> targets(indices.size());
     for (size_t k = 0; k < indices.size(); ++k) {
-        int64_t idx = indices[k];
-        if (idx < 0) idx += ds[a];
-        if (idx < 0 || idx >= ds[a]) fail(n, "index " + std::to_string(indices[k]) + " is out of range for axis size " + std::to_string(ds[a]));
+        const int64_t idx = checked_index(n, indices[k], ds[a]);
         int64_t offset = 0, rest = static_cast<int64_t>(k);
         for (size_t d = 0; d < is.size(); ++d) {
             const int64_t coord = rest / is_strides[d];
             rest %= is_strides[d];
             offset += (d == a ? idx : coord) * ds_strides[d];
         }
-        map[k] = offset;
+        targets[k] = offset;
     }
+    return targets;
+}
+
+std::vector<Tensor> eval_gather_elements(const Node& n, const std::vector<Tensor>& in) {
+    const Shape &ds = in[0].shape(), &is = in[1].shape();
+    if (ds.size() != is.size() || ds.empty()) fail(n, "data and indices must have the same non-zero rank");
+    const auto a = static_cast<size_t>(axis_of(n, n.attr<int64_t>("axis"), static_cast<int64_t>(ds.size())));
+    for (size_t i = 0; i < ds.size(); ++i)
+        if (i != a && ds[i] != is[i]) fail(n, "data and indices differ outside the axis");
+    const auto map = element_offsets(n, ds, is, a, in[1].to_i64());
     Tensor out = Tensor::allocate(in[0].type(), is);
     gather_elements_bytes(out.mutable_data<std::byte>(), in[0].bytes(), element_bytes(in[0].type()), map);
     return {out};
@@ -218,13 +229,6 @@ Tensor copy_of(const Tensor& t) {
     return out;
 }
 
-int64_t checked_index(const Node& n, int64_t idx, int64_t dim) {
-    const int64_t original = idx;
-    if (idx < 0) idx += dim;
-    if (idx < 0 || idx >= dim) fail(n, "index " + std::to_string(original) + " is out of range for a dim of " + std::to_string(dim));
-    return idx;
-}
-
 std::vector<Tensor> eval_scatter_update(const Node& n, const std::vector<Tensor>& in) {
     const Shape &ds = in[0].shape(), &is = in[1].shape(), &us = in[2].shape();
     if (in[3].size() != 1) fail(n, "the axis must be a single value");
@@ -287,23 +291,6 @@ void infer_scatter_elements(InferContext& c) {
     infer_same_as_data(c);
 }
 
-// Offsets in data of each updates element (the axis coordinate replaced by its index).
-std::vector<int64_t> scatter_elements_targets(const Node& n, const Shape& ds, const Shape& is, size_t a, const std::vector<int64_t>& indices) {
-    const auto ds_strides = row_major_strides(ds), is_strides = row_major_strides(is);
-    std::vector<int64_t> targets(indices.size());
-    for (size_t k = 0; k < indices.size(); ++k) {
-        const int64_t idx = checked_index(n, indices[k], ds[a]);
-        int64_t offset = 0, rest = static_cast<int64_t>(k);
-        for (size_t d = 0; d < is.size(); ++d) {
-            const int64_t coord = rest / is_strides[d];
-            rest %= is_strides[d];
-            offset += (d == a ? idx : coord) * ds_strides[d];
-        }
-        targets[k] = offset;
-    }
-    return targets;
-}
-
 template <typename T>
 void scatter_reduce(T* out, const T* updates, const std::vector<int64_t>& targets, Reduction r, bool use_init, bool is_bool) {
     std::vector<int64_t> counts;
@@ -352,7 +339,7 @@ std::vector<Tensor> eval_scatter_elements(const Node& n, const std::vector<Tenso
         const auto a = static_cast<size_t>(axis_of(n, in[3].to_i64()[0], static_cast<int64_t>(ds.size())));
         for (size_t d = 0; d < ds.size(); ++d)
             if (d != a && is[d] > ds[d]) fail(n, "indices exceed the data outside the axis");
-        const auto targets = scatter_elements_targets(n, ds, is, a, in[1].to_i64());
+        const auto targets = element_offsets(n, ds, is, a, in[1].to_i64());
         const Reduction r = reduction_of(n);
         const bool is_bool = in[0].type() == ElementType::boolean;
         if (is_bool && r == Reduction::mean) fail(n, "reduction mean is not defined for boolean data");

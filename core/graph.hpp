@@ -15,6 +15,7 @@
 
 #include "core/attributes.hpp"
 #include "core/error.hpp"
+#include "core/framework_attributes.hpp"
 #include "core/op_schema.hpp"
 #include "core/tensor.hpp"
 
@@ -33,12 +34,14 @@ struct OutputData {
 };
 
 // What a loader knows about a node before extraction: framework op type, domain, opset
-// version of that domain, and the framework record (e.g. a const onnx::NodeProto*).
+// version of that domain, its attributes, and the framework record (e.g. a const
+// onnx::NodeProto*, for the loader's own code only).
 struct FrameworkInfo {
     std::string framework;  // "onnx", "tflite", ...
-    std::string domain;
+    std::string domain;     // ONNX domain ("" for ai.onnx); TFLite: "custom" for CUSTOM ops
     std::string type;
     int64_t opset = 0;
+    std::shared_ptr<const FrameworkAttributes> attributes;  // null: the node has none
     std::any record;
 };
 

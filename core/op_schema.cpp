@@ -12,13 +12,22 @@ const AttrSpec* OpSchema::find_attr(std::string_view name) const {
 
 void OpRegistry::add(OpSchema schema) {
     std::string type = schema.type;
-    if (schemas_.count(type)) throw Error("op type '" + type + "' is registered twice", {}, "give the op another type name");
-    schemas_.emplace(type, std::make_unique<OpSchema>(std::move(schema)));
+    auto it = schemas_.find(type);
+    if (it != schemas_.end())
+        throw Error("op type '" + type + "' is registered twice (first by " + it->second.origin + ")", origin_,
+                    "give the op another type name");
+    schemas_.emplace(type, Entry{std::make_unique<OpSchema>(std::move(schema)), origin_});
 }
 
 const OpSchema* OpRegistry::find(std::string_view type) const {
     auto it = schemas_.find(type);
-    return it == schemas_.end() ? nullptr : it->second.get();
+    return it == schemas_.end() ? nullptr : it->second.schema.get();
+}
+
+const std::string& OpRegistry::origin(std::string_view type) const {
+    auto it = schemas_.find(type);
+    MO_ASSERT(it != schemas_.end(), "unknown op type ", type);
+    return it->second.origin;
 }
 
 const OpSchema& OpRegistry::get(std::string_view type) const {

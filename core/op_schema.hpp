@@ -46,13 +46,22 @@ class OpRegistry {
 public:
     // Adds a schema; throws mo::Error if the type is already registered.
     void add(OpSchema schema);
+    // Registrations made until the next call are attributed to `origin` (a plugin's path).
+    void set_origin(std::string origin) { origin_ = std::move(origin); }
+    // "built-in" or the file of the plugin that registered the type.
+    const std::string& origin(std::string_view type) const;
     const OpSchema* find(std::string_view type) const;
     const OpSchema& get(std::string_view type) const;  // throws mo::Error when unknown
     size_t size() const { return schemas_.size(); }
     std::vector<std::string> types() const;  // sorted
 
 private:
-    std::map<std::string, std::unique_ptr<OpSchema>, std::less<>> schemas_;
+    struct Entry {
+        std::unique_ptr<OpSchema> schema;  // stable address: nodes point at it
+        std::string origin;
+    };
+    std::map<std::string, Entry, std::less<>> schemas_;
+    std::string origin_ = "built-in";
 };
 
 }  // namespace mo

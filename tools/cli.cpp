@@ -28,7 +28,8 @@ const FlagSpec kFlags[] = {
     {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
     {"transformations_config", true, "FILE", "configured transformations (not supported yet)"},
-    {"extensions", true, "PATHS", "plugin libraries or directories (not supported yet)"},
+    {"extensions", true, "PATHS", "comma-separated plugin libraries or directories of them (see docs/extending.md)"},
+    {"list_transformations", false, "", "print the ordered transformations (id, phase, enabled, origin) and exit"},
     {"validate", false, "", "evaluate the written IR and compare it (see --validate_outputs); exit 1 beyond tolerance"},
     {"validate_inputs", true, "FILES", "comma-separated .npy inputs for --validate, by position or name=file (default: seeded random)"},
     {"validate_outputs", true, "FILES", "comma-separated reference .npy outputs (e.g. from the source framework)"},
@@ -126,9 +127,24 @@ std::vector<InputSpec> parse_input_list(const std::string& text) {
     return specs;
 }
 
-CliRequest parse_command_line(const std::vector<std::string>& args) {
-    CliRequest req;
-    std::map<std::string, std::string> given;  // flag -> value, for duplicates and meta data
+namespace {
+
+using GivenFlags = std::map<std::string, std::string>;  // flag -> value, for duplicates and meta data
+
+// --compress_to_fp16 [True|False]: a following True/False belongs to the flag; anything else is
+// the next argument. Returns the value as written to the meta data.
+std::string read_compress_flag(const std::vector<std::string>& args, size_t& i, std::optional<std::string> value,
+                               ConversionOptions& o) {
+    if (!value && i + 1 < args.size() && parse_bool(args[i + 1])) value = args[++i];
+    auto b = value ? parse_bool(*value) : std::optional<bool>(true);
+    if (!b) throw UsageError("--compress_to_fp16 takes True or False, not '" + *value + "'", "command line");
+    o.compress_to_fp16 = *b;
+    return *b ? "True" : "False";
+}
+
+// Reads every flag with its value; sets the action of --help, --version, --list_transformations.
+GivenFlags read_flags(const std::vector<std::string>& args, CliRequest& req) {
+    GivenFlags given;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg == "-h") {
@@ -147,81 +163,91 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
             if (i + 1 >= args.size()) throw UsageError("--" + name + " needs a value", "command line", "see mo --help");
             value = args[++i];
         }
-        if (name == "compress_to_fp16") {
-            // A following True/False belongs to the flag; anything else is the next argument.
-            if (!value && i + 1 < args.size() && parse_bool(args[i + 1])) value = args[++i];
-            auto b = value ? parse_bool(*value) : std::optional<bool>(true);
-            if (!b) throw UsageError("--compress_to_fp16 takes True or False, not '" + *value + "'", "command line");
-            req.options.compress_to_fp16 = *b;
-            value = *b ? "True" : "False";
-        } else if (!flag->takes_value && value) {
-            throw UsageError("--" + name + " takes no value", "command line");
-        }
+        if (name == "compress_to_fp16") value = read_compress_flag(args, i, value, req.options);
+        else if (!flag->takes_value && value) throw UsageError("--" + name + " takes no value", "command line");
         given[name] = value.value_or("");
-        if (name == "help") req.action = CliRequest::Action::Help;
-        if (name == "version" && req.action != CliRequest::Action::Help) req.action = CliRequest::Action::Version;
     }
-    if (req.action != CliRequest::Action::Convert) return req;
+    if (given.count("help")) req.action = CliRequest::Action::Help;
+    else if (given.count("version")) req.action = CliRequest::Action::Version;
+    else if (given.count("list_transformations")) req.action = CliRequest::Action::ListTransformations;
+    return given;
+}
 
+const std::string* find_given(const GivenFlags& given, const char* name) {
+    auto it = given.find(name);
+    return it == given.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> list_value(const GivenFlags& given, const char* flag) {
+    std::vector<std::string> items;
+    if (auto v = find_given(given, flag))
+        for (const std::string& item : split_top_level(*v, std::string("--") + flag))
+            if (!trim(item).empty()) items.push_back(trim(item));
+    return items;
+}
+
+// --input and --input_shape, merged by position.
+void read_inputs(const GivenFlags& given, ConversionOptions& o) {
+    if (auto v = find_given(given, "input")) o.inputs = parse_input_list(*v);
+    auto v = find_given(given, "input_shape");
+    if (!v) return;
+    std::vector<PartialShape> shapes = parse_shape_list(*v);
+    if (o.inputs.empty()) {
+        for (auto& s : shapes) o.inputs.push_back(InputSpec{"", std::move(s)});
+        return;
+    }
+    if (shapes.size() != o.inputs.size())
+        throw UsageError("--input names " + std::to_string(o.inputs.size()) + " inputs but --input_shape gives " +
+                             std::to_string(shapes.size()) + " shapes",
+                         "command line", "give one shape per name, in the same order");
+    for (size_t k = 0; k < shapes.size(); ++k) {
+        if (o.inputs[k].shape)
+            throw UsageError("input '" + o.inputs[k].name + "' has a shape in both --input and --input_shape",
+                             "command line", "give the shape once");
+        o.inputs[k].shape = std::move(shapes[k]);
+    }
+}
+
+// The flags that shape the conversion (and the plugins and configs --list_transformations uses).
+void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     ConversionOptions& o = req.options;
-    auto get = [&](const char* n) -> const std::string* {
-        auto it = given.find(n);
-        return it == given.end() ? nullptr : &it->second;
-    };
-    if (auto v = get("input_model")) o.input_model = *v;
-    else throw UsageError("--input_model is required", "command line", "mo --input_model model.onnx --output_dir out");
-    if (auto v = get("output_dir")) o.output_dir = *v;
-    if (auto v = get("model_name")) o.model_name = *v;
-    if (auto v = get("framework")) o.framework = *v;
-    if (auto v = get("log_level")) {
+    if (auto v = find_given(given, "input_model")) o.input_model = *v;
+    else if (req.action == CliRequest::Action::Convert)
+        throw UsageError("--input_model is required", "command line", "mo --input_model model.onnx --output_dir out");
+    if (auto v = find_given(given, "output_dir")) o.output_dir = *v;
+    if (auto v = find_given(given, "model_name")) o.model_name = *v;
+    if (auto v = find_given(given, "framework")) o.framework = *v;
+    if (auto v = find_given(given, "log_level")) {
         try {
             req.log_level = parse_log_level(*v);
         } catch (const Error& e) {
             throw UsageError(e.what_part(), "--log_level", e.hint());
         }
     }
-    if (auto v = get("transformations_config")) o.transformations_config = *v;
-    if (auto v = get("extensions")) {
-        for (const std::string& p : split_top_level(*v, "--extensions"))
-            if (!trim(p).empty()) o.extensions.push_back(trim(p));
-        if (o.extensions.empty()) throw UsageError("--extensions needs a value", "command line");
-    }
-    if (auto v = get("input")) o.inputs = parse_input_list(*v);
-    if (auto v = get("input_shape")) {
-        std::vector<PartialShape> shapes = parse_shape_list(*v);
-        if (o.inputs.empty()) {
-            for (auto& s : shapes) o.inputs.push_back(InputSpec{"", std::move(s)});
-        } else {
-            if (shapes.size() != o.inputs.size())
-                throw UsageError("--input names " + std::to_string(o.inputs.size()) + " inputs but --input_shape gives " +
-                                     std::to_string(shapes.size()) + " shapes",
-                                 "command line", "give one shape per name, in the same order");
-            for (size_t k = 0; k < shapes.size(); ++k) {
-                if (o.inputs[k].shape)
-                    throw UsageError("input '" + o.inputs[k].name + "' has a shape in both --input and --input_shape",
-                                     "command line", "give the shape once");
-                o.inputs[k].shape = std::move(shapes[k]);
-            }
-        }
-    }
-    if (auto v = get("output")) {
-        for (const std::string& n : split_top_level(*v, "--output"))
-            if (!trim(n).empty()) o.outputs.push_back(trim(n));
-        if (o.outputs.empty()) throw UsageError("--output needs at least one tensor name", "command line");
-    }
-    auto file_list = [&](const char* flag) {
-        std::vector<std::string> files;
-        if (auto v = get(flag))
-            for (const std::string& f : split_top_level(*v, std::string("--") + flag))
-                if (!trim(f).empty()) files.push_back(trim(f));
-        return files;
-    };
-    req.validation.inputs = file_list("validate_inputs");
-    req.validation.outputs = file_list("validate_outputs");
-    req.validation.enabled = get("validate") || !req.validation.inputs.empty() || !req.validation.outputs.empty();
+    if (auto v = find_given(given, "transformations_config")) o.transformations_config = *v;
+    o.extensions = list_value(given, "extensions");
+    if (given.count("extensions") && o.extensions.empty())
+        throw UsageError("--extensions needs a value", "command line");
+    read_inputs(given, o);
+    o.outputs = list_value(given, "output");
+    if (given.count("output") && o.outputs.empty())
+        throw UsageError("--output needs at least one tensor name", "command line");
+}
+
+}  // namespace
+
+CliRequest parse_command_line(const std::vector<std::string>& args) {
+    CliRequest req;
+    GivenFlags given = read_flags(args, req);
+    if (req.action == CliRequest::Action::Help || req.action == CliRequest::Action::Version) return req;
+    read_conversion_options(given, req);
+    req.validation.inputs = list_value(given, "validate_inputs");
+    req.validation.outputs = list_value(given, "validate_outputs");
+    req.validation.enabled =
+        given.count("validate") || !req.validation.inputs.empty() || !req.validation.outputs.empty();
     // Validation flags do not change the IR, so they stay out of its conversion parameters.
     for (const auto& [k, v] : given)
-        if (k.rfind("validate", 0) != 0) o.cli_parameters.emplace_back(k, v);
+        if (k.rfind("validate", 0) != 0) req.options.cli_parameters.emplace_back(k, v);
     return req;
 }
 

@@ -26,7 +26,7 @@ struct ValidationRequest {
 };
 
 struct CliRequest {
-    enum class Action { Convert, Help, Version };
+    enum class Action { Convert, Help, Version, ListTransformations };
     Action action = Action::Convert;
     ConversionOptions options;
     LogLevel log_level = LogLevel::Warning;

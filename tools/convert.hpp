@@ -16,4 +16,8 @@ struct ConversionResult {
 
 ConversionResult convert(const ConversionOptions& options);
 
+// `mo --list_transformations`: the registry in run order after plugins, environment switches
+// and --transformations_config, one tab-separated line each: id, phase, enabled, origin.
+std::string list_transformations(const ConversionOptions& options);
+
 }  // namespace mo

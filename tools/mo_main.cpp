@@ -44,6 +44,10 @@ int run(const std::vector<std::string>& args) {
         return 0;
     }
     mo::set_log_level(req.log_level);
+    if (req.action == mo::CliRequest::Action::ListTransformations) {
+        std::cout << mo::list_transformations(req.options);
+        return 0;
+    }
     mo::ConversionResult result = mo::convert(req.options);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     char line[128];

@@ -1,4 +1,5 @@
-// `mo-run MODEL.xml [--inputs a.npy,b=b.npy] [--out DIR] [--reference o0.npy,...] [--seed N]`:
+// `mo-run MODEL.xml [--inputs a.npy,b=b.npy] [--out DIR] [--reference o0.npy,...] [--seed N]
+// [--extensions PATHS]`:
 // reads an IR (loaders/ir), evaluates it with mo's op semantics, writes the outputs as .npy
 // files and, with --reference, compares them. Exit codes: 0 ok, 1 error or mismatch, 2 usage.
 #include <iostream>
@@ -6,17 +7,18 @@
 #include <vector>
 
 #include "loaders/ir/ir_reader.hpp"
-#include "ops/ops.hpp"
+#include "tools/pipeline.hpp"
 #include "validate/runner.hpp"
 
 namespace {
 
 const char* kUsage =
-    "usage: mo-run MODEL.xml [--inputs FILES] [--out DIR] [--reference FILES] [--seed N]\n"
+    "usage: mo-run MODEL.xml [--inputs FILES] [--out DIR] [--reference FILES] [--seed N] [--extensions PATHS]\n"
     "  --inputs FILES     comma-separated .npy inputs, by position or name=file (default: seeded random)\n"
     "  --out DIR          write each output as DIR/<output name>.npy\n"
     "  --reference FILES  comma-separated reference outputs to compare with (exit 1 beyond tolerance)\n"
-    "  --seed N           seed of the random inputs (default 0)\n";
+    "  --seed N           seed of the random inputs (default 0)\n"
+    "  --extensions PATHS plugin libraries or directories whose ops the IR uses (also MO_PLUGIN_PATH)\n";
 
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> parts;
@@ -33,13 +35,14 @@ std::vector<std::string> split(const std::string& s) {
 int run(const std::vector<std::string>& args) {
     std::string model;
     mo::RunOptions options;
+    mo::ConversionOptions plugins;  // only its extensions are used
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") {
             std::cout << kUsage;
             return 0;
         }
-        bool takes_value = a == "--inputs" || a == "--out" || a == "--reference" || a == "--seed";
+        bool takes_value = a == "--inputs" || a == "--out" || a == "--reference" || a == "--seed" || a == "--extensions";
         if (takes_value && i + 1 >= args.size()) {
             std::cerr << "[ ERROR ] " << a << " needs a value\n" << kUsage;
             return 2;
@@ -48,6 +51,7 @@ int run(const std::vector<std::string>& args) {
         else if (a == "--out") options.output_dir = args[++i];
         else if (a == "--reference") options.reference_files = split(args[++i]);
         else if (a == "--seed") options.seed = std::stoull(args[++i]);
+        else if (a == "--extensions") plugins.extensions = split(args[++i]);
         else if (a.rfind("--", 0) == 0 || !model.empty()) {
             std::cerr << "[ ERROR ] unexpected argument '" << a << "'\n" << kUsage;
             return 2;
@@ -57,9 +61,8 @@ int run(const std::vector<std::string>& args) {
         std::cerr << kUsage;
         return 2;
     }
-    mo::OpRegistry ops;
-    mo::register_builtin_ops(ops);
-    auto graph = mo::read_ir(model, ops);
+    mo::Pipeline pipeline(plugins);
+    auto graph = mo::read_ir(model, pipeline.ops);
     mo::RunResult r = mo::run_model(*graph, options);
     for (size_t i = 0; i < r.outputs.size(); ++i) {
         std::cout << "[ OUTPUT ] " << r.output_names[i] << ": " << mo::ir_name(r.outputs[i].type()) << " ["

@@ -1,9 +1,7 @@
 #include "tools/validate_conversion.hpp"
 
-#include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/ir/ir_reader.hpp"
-#include "loaders/onnx/onnx_loader.hpp"
-#include "ops/ops.hpp"
+#include "tools/pipeline.hpp"
 #include "transforms/front/output_cut.hpp"
 #include "transforms/middle/partial_inference.hpp"
 #include "validate/runner.hpp"
@@ -16,9 +14,8 @@ Tolerance validation_tolerance(const ConversionOptions& options) {
 
 ConversionValidation validate_conversion(const ConversionOptions& options, const ConversionResult& result,
                                          const ValidationRequest& request) {
-    OpRegistry ops;
-    register_builtin_ops(ops);
-    std::unique_ptr<Graph> ir = read_ir(result.xml_path, ops);
+    Pipeline pipeline(options);  // plugins' ops evaluate their own nodes
+    std::unique_ptr<Graph> ir = read_ir(result.xml_path, pipeline.ops);
 
     RunOptions run;
     run.input_files = request.inputs;
@@ -35,10 +32,7 @@ ConversionValidation validate_conversion(const ConversionOptions& options, const
     }
     // No reference outputs: the source graph as extracted (cut at --output like the IR) is
     // the reference. Inference runs so that every node knows its output types.
-    std::unique_ptr<Graph> source = load_onnx(options.input_model, options, ops);
-    OnnxExtractorRegistry extractors;
-    register_onnx_extractors(extractors);
-    extract_onnx(*source, extractors);
+    std::unique_ptr<Graph> source = pipeline.load_and_extract(options);
     TransformContext ctx{options};
     OutputCut().run(*source, ctx);
     PartialInference().run(*source, ctx);

@@ -84,9 +84,29 @@ TransformRegistry::TransformRegistry() {
 }
 
 void TransformRegistry::add(std::unique_ptr<Transformation> t) {
-    if (find(t->id()))
-        throw Error("transformation id '" + t->id() + "' is registered twice", {}, "give each transformation a unique id");
+    if (const Transformation* other = find(t->id()))
+        throw Error("transformation id '" + t->id() + "' is registered twice (first by " + origin(*other) + ")",
+                    origin_, "give each transformation a unique id");
+    origins_[t.get()] = origin_;
     items_.push_back(std::move(t));
+}
+
+const std::string& TransformRegistry::origin(const Transformation& t) const {
+    auto it = origins_.find(&t);
+    MO_ASSERT(it != origins_.end(), "transformation ", t.id(), " is not registered here");
+    return it->second;
+}
+
+std::string TransformRegistry::describe_order() const {
+    static constexpr const char* kPhases[] = {"front", "middle", "back"};
+    std::ostringstream os;
+    os << "id\tphase\tenabled\torigin\n";
+    for (const Transformation* t : order()) {
+        if (is_anchor(t->id())) continue;
+        os << t->id() << '\t' << kPhases[static_cast<int>(t->phase())] << '\t' << (is_enabled(*t) ? "yes" : "no")
+           << '\t' << origin(*t) << '\n';
+    }
+    return os.str();
 }
 
 const Transformation* TransformRegistry::find(const std::string& id) const {

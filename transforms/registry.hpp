@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ public:
     void add(std::unique_ptr<Transformation> t);
     const Transformation* find(const std::string& id) const;
     size_t size() const { return items_.size(); }
+    // Registrations made until the next call are attributed to `origin` (a plugin's path).
+    void set_origin(std::string origin) { origin_ = std::move(origin); }
+    // "built-in" or the file of the plugin that registered `t`.
+    const std::string& origin(const Transformation& t) const;
 
     // All transformations (anchors included) in run order: a topological sort of the
     // constraints, ties broken by id. Throws mo::Error naming the members of a cycle, or an
@@ -36,8 +41,13 @@ public:
     // At DEBUG level logs the order and, per transformation, its time and node-change count.
     void run_all(Graph& graph, const TransformContext& ctx) const;
 
+    // One line per transformation in run order: id, phase, enabled, origin (--list_transformations).
+    std::string describe_order() const;
+
 private:
     std::vector<std::unique_ptr<Transformation>> items_;
+    std::map<const Transformation*, std::string> origins_;
+    std::string origin_ = "built-in";
     std::vector<std::string> force_enabled_, force_disabled_;
 };
 

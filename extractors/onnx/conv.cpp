@@ -3,10 +3,11 @@
 #include <algorithm>
 
 #include "extractors/onnx/conv_common.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
-std::string onnx_auto_pad(OnnxExtractContext& c) {
+std::string onnx_auto_pad(ExtractContext& c) {
     std::string p = c.s("auto_pad", "NOTSET");
     if (p == "NOTSET") return "explicit";
     if (p == "SAME_UPPER") return "same_upper";
@@ -15,7 +16,7 @@ std::string onnx_auto_pad(OnnxExtractContext& c) {
     c.fail("unknown auto_pad '" + p + "'", "use NOTSET, SAME_UPPER, SAME_LOWER or VALID");
 }
 
-SpatialAttrs onnx_spatial_attrs(OnnxExtractContext& c, size_t spatial, bool with_dilations) {
+SpatialAttrs onnx_spatial_attrs(ExtractContext& c, size_t spatial, bool with_dilations) {
     SpatialAttrs a;
     a.auto_pad = onnx_auto_pad(c);
     a.strides = c.ints("strides", std::vector<int64_t>(spatial, 1));
@@ -36,17 +37,17 @@ SpatialAttrs onnx_spatial_attrs(OnnxExtractContext& c, size_t spatial, bool with
 namespace {
 
 // Spatial rank from kernel_shape, else from the weights' rank, else from the data's rank.
-size_t spatial_rank(OnnxExtractContext& c) {
+size_t spatial_rank(ExtractContext& c) {
     if (c.has("kernel_shape")) return c.ints("kernel_shape").size();
-    int64_t w = OnnxExtractContext::rank_of(c.input(1));
+    int64_t w = ExtractContext::rank_of(c.input(1));
     if (w >= 3) return static_cast<size_t>(w - 2);
-    int64_t x = OnnxExtractContext::rank_of(c.input(0));
+    int64_t x = ExtractContext::rank_of(c.input(0));
     if (x >= 3) return static_cast<size_t>(x - 2);
     c.fail("cannot tell the number of spatial dimensions", "give the model a kernel_shape or constant weights");
 }
 
 // Weights [A, B, k...] -> [G, A/G, B, k...] (Conv) or [G, A/G, B, k...] (ConvTranspose: A = C_in).
-OutPort grouped_weights(OnnxExtractContext& c, const OutPort& w, int64_t group) {
+OutPort grouped_weights(ExtractContext& c, const OutPort& w, int64_t group) {
     if (!w.shape().is_static())
         c.fail("group convolution weights need a known shape", "make the weights a constant or give input shapes");
     Shape s = w.shape().to_shape();
@@ -58,7 +59,7 @@ OutPort grouped_weights(OnnxExtractContext& c, const OutPort& w, int64_t group) 
     return c.op("Reshape", "weights", {w, c.i64s("weights/shape", grouped)}, {{"special_zero", false}});
 }
 
-void conv(OnnxExtractContext& c, bool transposed) {
+void conv(ExtractContext& c, bool transposed) {
     size_t spatial = spatial_rank(c);
     SpatialAttrs a = onnx_spatial_attrs(c, spatial, true);
     int64_t group = c.i("group", 1);
@@ -124,9 +125,9 @@ void conv(OnnxExtractContext& c, bool transposed) {
 
 }  // namespace
 
-void register_onnx_conv(OnnxExtractorRegistry& r) {
-    r.add({"", "Conv", 1, INT64_MAX, [](OnnxExtractContext& c) { conv(c, false); }});
-    r.add({"", "ConvTranspose", 1, INT64_MAX, [](OnnxExtractContext& c) { conv(c, true); }});
+void register_onnx_conv(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Conv", 1, INT64_MAX, [](ExtractContext& c) { conv(c, false); }});
+    r.add({"onnx", "", "ConvTranspose", 1, INT64_MAX, [](ExtractContext& c) { conv(c, true); }});
 }
 
 }  // namespace mo

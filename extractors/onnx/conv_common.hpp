@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
 
 namespace mo {
 
@@ -14,8 +14,8 @@ struct SpatialAttrs {
 };
 
 // ONNX auto_pad -> IR spelling.
-std::string onnx_auto_pad(OnnxExtractContext& c);
+std::string onnx_auto_pad(ExtractContext& c);
 // Reads strides, dilations (when the op has them) and pads for `spatial` axes, with ONNX defaults.
-SpatialAttrs onnx_spatial_attrs(OnnxExtractContext& c, size_t spatial, bool with_dilations);
+SpatialAttrs onnx_spatial_attrs(ExtractContext& c, size_t spatial, bool with_dilations);
 
 }  // namespace mo

@@ -1,5 +1,6 @@
 // Constants and pass-through ops: Constant, ConstantOfShape, Cast, Range, Identity, Dropout.
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 
 namespace mo {
@@ -7,7 +8,7 @@ namespace mo {
 namespace {
 
 // The loader leaves ONNX Constant nodes as FrameworkNodes; they become Constants here.
-void constant(OnnxExtractContext& c) {
+void constant(ExtractContext& c) {
     Tensor value;
     if (c.has("value")) {
         value = c.tensor("value");
@@ -31,20 +32,20 @@ void constant(OnnxExtractContext& c) {
 }
 
 // ConstantOfShape = Broadcast(value scalar, shape); value defaults to float 0.
-void constant_of_shape(OnnxExtractContext& c) {
+void constant_of_shape(ExtractContext& c) {
     Tensor value = c.has("value") ? c.tensor("value") : Tensor::scalar<float>(0.f);
     if (value.size() != 1) c.fail("value must hold exactly one element", "fix the model");
     OutPort scalar = c.constant("value", value.reshaped({}));
     c.set_output(0, c.op("Broadcast", "", {scalar, c.input(0)}, {{"mode", std::string("numpy")}}));
 }
 
-void cast(OnnxExtractContext& c) {
+void cast(ExtractContext& c) {
     ElementType to = onnx_element_type(static_cast<int32_t>(c.i("to")), c.where());
     if (to == ElementType::dynamic) c.fail("Cast has no target type", "fix the model");
     c.become("Convert", {{"destination_type", to}});
 }
 
-void range(OnnxExtractContext& c) {
+void range(ExtractContext& c) {
     // Range-4 needs its output type: the inputs' type when known.
     ElementType t = ElementType::dynamic;
     for (size_t k = 0; k < 3 && t == ElementType::dynamic; ++k) t = c.input(k).type();
@@ -52,10 +53,10 @@ void range(OnnxExtractContext& c) {
     c.become("Range", {{"output_type", t}});
 }
 
-void identity(OnnxExtractContext& c) { c.set_output(0, c.input(0)); }
+void identity(ExtractContext& c) { c.set_output(0, c.input(0)); }
 
 // Inference-mode Dropout passes its input through; its mask keeps everything.
-void dropout(OnnxExtractContext& c) {
+void dropout(ExtractContext& c) {
     if (c.has_input(2)) {  // training_mode (opset 12)
         const Tensor* training = c.input_value(2);
         if (!training || training->to_i64().at(0) != 0) c.unsupported("Dropout in training mode");
@@ -70,21 +71,21 @@ void dropout(OnnxExtractContext& c) {
 }
 
 // Size = the product of the shape, a scalar.
-void size(OnnxExtractContext& c) {
+void size(ExtractContext& c) {
     OutPort shape = c.op("ShapeOf", "shape", {c.input(0)}, {{"output_type", ElementType::i64}});
     c.set_output(0, c.op("ReduceProd", "", {shape, c.i64s("axes", {0})}, {{"keep_dims", false}}));
 }
 
 }  // namespace
 
-void register_onnx_data(OnnxExtractorRegistry& r) {
-    r.add({"", "Constant", 1, INT64_MAX, constant});
-    r.add({"", "ConstantOfShape", 9, INT64_MAX, constant_of_shape});
-    r.add({"", "Cast", 1, INT64_MAX, cast});
-    r.add({"", "Range", 11, INT64_MAX, range});
-    r.add({"", "Identity", 1, INT64_MAX, identity});
-    r.add({"", "Dropout", 1, INT64_MAX, dropout});
-    r.add({"", "Size", 1, INT64_MAX, size});
+void register_onnx_data(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Constant", 1, INT64_MAX, constant});
+    r.add({"onnx", "", "ConstantOfShape", 9, INT64_MAX, constant_of_shape});
+    r.add({"onnx", "", "Cast", 1, INT64_MAX, cast});
+    r.add({"onnx", "", "Range", 11, INT64_MAX, range});
+    r.add({"onnx", "", "Identity", 1, INT64_MAX, identity});
+    r.add({"onnx", "", "Dropout", 1, INT64_MAX, dropout});
+    r.add({"onnx", "", "Size", 1, INT64_MAX, size});
 }
 
 }  // namespace mo

@@ -6,13 +6,14 @@
 #include <limits>
 #include <string>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-void non_max_suppression(OnnxExtractContext& c) {
+void non_max_suppression(ExtractContext& c) {
     const int64_t center_point_box = c.i("center_point_box", 0);
     if (center_point_box != 0 && center_point_box != 1)
         c.fail("center_point_box must be 0 or 1, got " + std::to_string(center_point_box));
@@ -33,8 +34,8 @@ void non_max_suppression(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_detection(OnnxExtractorRegistry& r) {
-    r.add({"", "NonMaxSuppression", 10, INT64_MAX, non_max_suppression});
+void register_onnx_detection(ExtractorRegistry& r) {
+    r.add({"onnx", "", "NonMaxSuppression", 10, INT64_MAX, non_max_suppression});
 }
 
 }  // namespace mo

@@ -9,14 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
 // The labels of one subscript, "..." as '.'; fails on anything else.
-std::string subscript_labels(OnnxExtractContext& c, const std::string& text, const std::string& equation) {
+std::string subscript_labels(ExtractContext& c, const std::string& text, const std::string& equation) {
     std::string labels;
     for (size_t i = 0; i < text.size(); ++i) {
         if (std::isalpha(static_cast<unsigned char>(text[i]))) {
@@ -32,7 +33,7 @@ std::string subscript_labels(OnnxExtractContext& c, const std::string& text, con
     return labels;
 }
 
-void einsum(OnnxExtractContext& c) {
+void einsum(ExtractContext& c) {
     std::string equation = c.s("equation", "");
     equation.erase(std::remove_if(equation.begin(), equation.end(),
                                   [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); }),
@@ -90,7 +91,7 @@ void einsum(OnnxExtractContext& c) {
     c.become("Einsum", {{"equation", explicit_equation}});
 }
 
-void unique(OnnxExtractContext& c) {
+void unique(ExtractContext& c) {
     std::vector<OutPort> inputs{c.input(0)};
     if (c.has("axis")) inputs.push_back(c.i64("axis", c.i("axis")));
     Node u = c.add("Unique", "", inputs,
@@ -102,9 +103,9 @@ void unique(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_einsum_unique(OnnxExtractorRegistry& r) {
-    r.add({"", "Einsum", 12, INT64_MAX, einsum});
-    r.add({"", "Unique", 11, INT64_MAX, unique});
+void register_onnx_einsum_unique(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Einsum", 12, INT64_MAX, einsum});
+    r.add({"onnx", "", "Unique", 11, INT64_MAX, unique});
 }
 
 }  // namespace mo

@@ -1,7 +1,8 @@
 // Element-wise ONNX ops: unary math, binary arithmetic/comparison/logic, activations.
 #include <cfloat>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
@@ -29,10 +30,10 @@ constexpr Rename kRenames[] = {
     {"Xor", "LogicalXor", 7}, {"PRelu", "PRelu", 7}, {"Where", "Select", 9}, {"MatMul", "MatMul"},
 };
 
-void rename(OnnxExtractContext& c, const char* canonical) { c.become(canonical); }
+void rename(ExtractContext& c, const char* canonical) { c.become(canonical); }
 
 // Sum / Max / Min / Mean: variadic in ONNX, a chain of binary ops here.
-void variadic(OnnxExtractContext& c, const char* binary, bool mean) {
+void variadic(ExtractContext& c, const char* binary, bool mean) {
     size_t n = c.input_count();
     if (n == 0) c.fail("has no inputs", "fix the model");
     OutPort acc = c.input(0);
@@ -46,34 +47,34 @@ void variadic(OnnxExtractContext& c, const char* binary, bool mean) {
 }
 
 // Clip before opset 11: min/max attributes (defaults: the float range).
-void clip_attrs(OnnxExtractContext& c) {
+void clip_attrs(ExtractContext& c) {
     c.become("Clamp", {{"min", c.f("min", -FLT_MAX)}, {"max", c.f("max", FLT_MAX)}});
 }
 
-void leaky_relu(OnnxExtractContext& c) {
+void leaky_relu(ExtractContext& c) {
     OutPort x = c.input(0);
     c.set_output(0, c.op("PRelu", "", {x, c.scalar_like("slope", c.f("alpha", 0.01), x)}));
 }
 
-void hard_sigmoid(OnnxExtractContext& c) {
+void hard_sigmoid(ExtractContext& c) {
     OutPort x = c.input(0);
     c.set_output(0, c.op("HardSigmoid", "", {x, c.scalar_like("alpha", c.f("alpha", 0.2), x),
                                               c.scalar_like("beta", c.f("beta", 0.5), x)}));
 }
 
-void selu(OnnxExtractContext& c) {
+void selu(ExtractContext& c) {
     OutPort x = c.input(0);
     c.set_output(0, c.op("Selu", "", {x, c.scalar_like("alpha", c.f("alpha", 1.67326319217681884765625), x),
                                        c.scalar_like("lambda", c.f("gamma", 1.05070102214813232421875), x)}));
 }
 
-void mod(OnnxExtractContext& c) {
+void mod(ExtractContext& c) {
     // fmod=1 keeps the dividend's sign (C fmod): Mod; fmod=0 the divisor's: FloorMod.
     c.become(c.i("fmod", 0) ? "Mod" : "FloorMod");
 }
 
 // ONNX Pow may raise to an exponent of another type; Power needs one type.
-void pow(OnnxExtractContext& c) {
+void pow(ExtractContext& c) {
     OutPort base = c.input(0), exponent = c.input(1);
     ElementType tb = base.type(), te = exponent.type();
     if (tb != te && tb != ElementType::dynamic && te != ElementType::dynamic)
@@ -84,14 +85,14 @@ void pow(OnnxExtractContext& c) {
 }
 
 // y = x > alpha ? x : 0
-void thresholded_relu(OnnxExtractContext& c) {
+void thresholded_relu(ExtractContext& c) {
     OutPort x = c.input(0);
     OutPort above = c.op("Greater", "above", {x, c.scalar_like("alpha", c.f("alpha", 1.0), x)});
     c.set_output(0, c.op("Select", "", {above, x, c.scalar_like("zero", 0.0, x)}));
 }
 
 // SoftSign when registered, else x / (1 + |x|).
-void softsign(OnnxExtractContext& c) {
+void softsign(ExtractContext& c) {
     if (c.graph().ops().find("SoftSign")) {
         c.become("SoftSign");
         return;
@@ -101,44 +102,44 @@ void softsign(OnnxExtractContext& c) {
     c.set_output(0, c.op("Divide", "", {x, denominator}));
 }
 
-void cast_like(OnnxExtractContext& c) {
+void cast_like(ExtractContext& c) {
     ElementType t = c.input(1).type();
     if (t != ElementType::dynamic) c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", t}}));
     else if (c.graph().ops().find("ConvertLike")) c.set_output(0, c.op("ConvertLike", "", {c.input(0), c.input(1)}));
     else c.fail("the target type is unknown at conversion time", "give the model's inputs element types");
 }
 
-void reciprocal(OnnxExtractContext& c) {
+void reciprocal(ExtractContext& c) {
     OutPort x = c.input(0);
     c.set_output(0, c.op("Divide", "", {c.scalar_like("one", 1.0, x), x}));
 }
 
 }  // namespace
 
-void register_onnx_eltwise(OnnxExtractorRegistry& r) {
+void register_onnx_eltwise(ExtractorRegistry& r) {
     for (const Rename& m : kRenames) {
         const char* canonical = m.canonical;
-        r.add({"", m.onnx, m.since, INT64_MAX, [canonical](OnnxExtractContext& c) { rename(c, canonical); }});
+        r.add({"onnx", "", m.onnx, m.since, INT64_MAX, [canonical](ExtractContext& c) { rename(c, canonical); }});
     }
-    r.add({"", "Sum", 1, INT64_MAX, [](OnnxExtractContext& c) { variadic(c, "Add", false); }});
-    r.add({"", "Max", 1, INT64_MAX, [](OnnxExtractContext& c) { variadic(c, "Maximum", false); }});
-    r.add({"", "Min", 1, INT64_MAX, [](OnnxExtractContext& c) { variadic(c, "Minimum", false); }});
-    r.add({"", "Mean", 1, INT64_MAX, [](OnnxExtractContext& c) { variadic(c, "Add", true); }});
-    r.add({"", "Clip", 1, 10, clip_attrs});
-    r.add({"", "Clip", 11, INT64_MAX, [](OnnxExtractContext& c) { c.become("Clip"); }});
-    r.add({"", "LeakyRelu", 1, INT64_MAX, leaky_relu});
-    r.add({"", "HardSigmoid", 1, INT64_MAX, hard_sigmoid});
-    r.add({"", "Selu", 1, INT64_MAX, selu});
-    r.add({"", "Elu", 1, INT64_MAX, [](OnnxExtractContext& c) { c.become("Elu", {{"alpha", c.f("alpha", 1.0)}}); }});
-    r.add({"", "Mod", 10, INT64_MAX, mod});
-    r.add({"", "Reciprocal", 1, INT64_MAX, reciprocal});
-    r.add({"", "Pow", 7, INT64_MAX, pow});
-    r.add({"", "Softsign", 1, INT64_MAX, softsign});
-    r.add({"", "ThresholdedRelu", 10, INT64_MAX, thresholded_relu});
-    r.add({"", "CastLike", 15, INT64_MAX, cast_like});
-    r.add({"", "Round", 11, INT64_MAX,
-           [](OnnxExtractContext& c) { c.become("Round", {{"mode", std::string("half_to_even")}}); }});
-    r.add({"", "Gemm", 7, INT64_MAX, [](OnnxExtractContext& c) {
+    r.add({"onnx", "", "Sum", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Add", false); }});
+    r.add({"onnx", "", "Max", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Maximum", false); }});
+    r.add({"onnx", "", "Min", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Minimum", false); }});
+    r.add({"onnx", "", "Mean", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Add", true); }});
+    r.add({"onnx", "", "Clip", 1, 10, clip_attrs});
+    r.add({"onnx", "", "Clip", 11, INT64_MAX, [](ExtractContext& c) { c.become("Clip"); }});
+    r.add({"onnx", "", "LeakyRelu", 1, INT64_MAX, leaky_relu});
+    r.add({"onnx", "", "HardSigmoid", 1, INT64_MAX, hard_sigmoid});
+    r.add({"onnx", "", "Selu", 1, INT64_MAX, selu});
+    r.add({"onnx", "", "Elu", 1, INT64_MAX, [](ExtractContext& c) { c.become("Elu", {{"alpha", c.f("alpha", 1.0)}}); }});
+    r.add({"onnx", "", "Mod", 10, INT64_MAX, mod});
+    r.add({"onnx", "", "Reciprocal", 1, INT64_MAX, reciprocal});
+    r.add({"onnx", "", "Pow", 7, INT64_MAX, pow});
+    r.add({"onnx", "", "Softsign", 1, INT64_MAX, softsign});
+    r.add({"onnx", "", "ThresholdedRelu", 10, INT64_MAX, thresholded_relu});
+    r.add({"onnx", "", "CastLike", 15, INT64_MAX, cast_like});
+    r.add({"onnx", "", "Round", 11, INT64_MAX,
+           [](ExtractContext& c) { c.become("Round", {{"mode", std::string("half_to_even")}}); }});
+    r.add({"onnx", "", "Gemm", 7, INT64_MAX, [](ExtractContext& c) {
                c.become("Gemm", {{"alpha", c.f("alpha", 1.0)}, {"beta", c.f("beta", 1.0)},
                                  {"transA", c.i("transA", 0) != 0}, {"transB", c.i("transB", 0) != 0}});
            }});

@@ -1,7 +1,8 @@
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss, decomposed per the ONNX function
 // bodies: pick input[n, target[n, d...], d...] with GatherElements along the class axis,
 // weight it, and reduce (mean divides by the sum of the weights actually used).
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
@@ -9,7 +10,7 @@ namespace {
 
 // The loss of `input` [N, C, d1, ...] (log-probabilities) against `target` [N, d1, ...];
 // output 0 of the ONNX node gets the (reduced) loss.
-void nll_loss(OnnxExtractContext& c, const OutPort& input) {
+void nll_loss(ExtractContext& c, const OutPort& input) {
     const std::string reduction = c.s("reduction", "mean");
     if (reduction != "none" && reduction != "sum" && reduction != "mean")
         c.fail("unknown reduction '" + reduction + "'", "use none, sum or mean");
@@ -52,7 +53,7 @@ void nll_loss(OnnxExtractContext& c, const OutPort& input) {
     c.set_output(0, c.op("Divide", "", {total, weight_sum}));
 }
 
-void softmax_cross_entropy(OnnxExtractContext& c) {
+void softmax_cross_entropy(ExtractContext& c) {
     OutPort log_prob = c.op("LogSoftmax", "log_prob", {c.input(0)}, {{"axis", int64_t{1}}});
     nll_loss(c, log_prob);
     if (c.output_count() > 1) c.set_output(1, log_prob);
@@ -60,9 +61,9 @@ void softmax_cross_entropy(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_loss(OnnxExtractorRegistry& r) {
-    r.add({"", "NegativeLogLikelihoodLoss", 12, INT64_MAX, [](OnnxExtractContext& c) { nll_loss(c, c.input(0)); }});
-    r.add({"", "SoftmaxCrossEntropyLoss", 12, INT64_MAX, softmax_cross_entropy});
+void register_onnx_loss(ExtractorRegistry& r) {
+    r.add({"onnx", "", "NegativeLogLikelihoodLoss", 12, INT64_MAX, [](ExtractContext& c) { nll_loss(c, c.input(0)); }});
+    r.add({"onnx", "", "SoftmaxCrossEntropyLoss", 12, INT64_MAX, softmax_cross_entropy});
 }
 
 }  // namespace mo

@@ -2,7 +2,8 @@
 // differences), Hardmax (one-hot of the first maximum), Shrink, IsInf, IsNaN.
 #include <limits>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 
 namespace mo {
@@ -10,14 +11,14 @@ namespace mo {
 namespace {
 
 // Dimension `axis` (negative counts from the end) of `x`, as an i64 scalar.
-OutPort dim_of(OnnxExtractContext& c, const std::string& suffix, const OutPort& x, int64_t axis) {
+OutPort dim_of(ExtractContext& c, const std::string& suffix, const OutPort& x, int64_t axis) {
     OutPort shape = c.op("ShapeOf", suffix + "/shape", {x}, {{"output_type", ElementType::i64}});
     return c.op("Gather", suffix, {shape, c.i64(suffix + "/index", axis), c.i64(suffix + "/axis", 0)},
                 {{"batch_dims", int64_t{0}}});
 }
 
 // col - row for the last two dimensions of `x`: an i64 [M, N] matrix.
-OutPort diagonal_offsets(OnnxExtractContext& c, const OutPort& x) {
+OutPort diagonal_offsets(ExtractContext& c, const OutPort& x) {
     OutPort zero = c.i64("range/start", 0), one = c.i64("range/step", 1);
     OutPort rows = c.op("Range", "rows", {zero, dim_of(c, "rows/count", x, -2), one}, {{"output_type", ElementType::i64}});
     OutPort cols = c.op("Range", "cols", {zero, dim_of(c, "cols/count", x, -1), one}, {{"output_type", ElementType::i64}});
@@ -26,9 +27,9 @@ OutPort diagonal_offsets(OnnxExtractContext& c, const OutPort& x) {
 }
 
 // Trilu keeps the elements on and above (upper) or on and below (lower) diagonal k.
-void trilu(OnnxExtractContext& c) {
+void trilu(ExtractContext& c) {
     OutPort x = c.input(0);
-    if (int64_t r = OnnxExtractContext::rank_of(x); r >= 0 && r < 2) c.fail("Trilu needs an input of rank 2 or more");
+    if (int64_t r = ExtractContext::rank_of(x); r >= 0 && r < 2) c.fail("Trilu needs an input of rank 2 or more");
     OutPort k = c.has_input(1) ? c.op("Convert", "k", {c.input(1)}, {{"destination_type", ElementType::i64}})
                                : c.i64("k", 0);
     const bool upper = c.i("upper", 1) != 0;
@@ -38,9 +39,9 @@ void trilu(OnnxExtractContext& c) {
 
 // EyeLike: ones on diagonal k of a 2D tensor shaped like the input, of type `dtype`
 // (default: the input's type).
-void eye_like(OnnxExtractContext& c) {
+void eye_like(ExtractContext& c) {
     OutPort x = c.input(0);
-    if (int64_t r = OnnxExtractContext::rank_of(x); r >= 0 && r != 2) c.fail("EyeLike needs a 2D input");
+    if (int64_t r = ExtractContext::rank_of(x); r >= 0 && r != 2) c.fail("EyeLike needs a 2D input");
     ElementType type = c.has("dtype") ? onnx_element_type(static_cast<int32_t>(c.i("dtype")), c.where()) : x.type();
     if (type == ElementType::dynamic) c.fail("EyeLike output type is unknown", "set the dtype attribute");
     OutPort on_diagonal = c.op("Equal", "on_diagonal", {diagonal_offsets(c, x), c.i64("k", c.i("k", 0))});
@@ -48,7 +49,7 @@ void eye_like(OnnxExtractContext& c) {
 }
 
 // Hardmax-13: 1 at the first maximum along `axis`, 0 elsewhere.
-void hardmax(OnnxExtractContext& c) {
+void hardmax(ExtractContext& c) {
     OutPort x = c.input(0);
     const int64_t axis = c.i("axis", -1);
     Node top = c.add("TopK", "argmax", {x, c.i64("argmax/k", 1)},
@@ -61,7 +62,7 @@ void hardmax(OnnxExtractContext& c) {
 }
 
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
-void shrink(OnnxExtractContext& c) {
+void shrink(ExtractContext& c) {
     OutPort x = c.input(0);
     const double bias = c.f("bias", 0.0), lambd = c.f("lambd", 0.5);
     OutPort below = c.op("Less", "below", {x, c.scalar_like("neg_lambd", -lambd, x)});
@@ -72,7 +73,7 @@ void shrink(OnnxExtractContext& c) {
     c.set_output(0, c.op("Select", "", {below, c.op("Add", "plus_bias", {x, bias_v}), upper}));
 }
 
-void is_inf(OnnxExtractContext& c) {
+void is_inf(ExtractContext& c) {
     OutPort x = c.input(0);
     const bool neg = c.i("detect_negative", 1) != 0, pos = c.i("detect_positive", 1) != 0;
     const double inf = std::numeric_limits<double>::infinity();
@@ -87,17 +88,17 @@ void is_inf(OnnxExtractContext& c) {
 }
 
 // NaN is the only value not equal to itself.
-void is_nan(OnnxExtractContext& c) { c.set_output(0, c.op("NotEqual", "", {c.input(0), c.input(0)})); }
+void is_nan(ExtractContext& c) { c.set_output(0, c.op("NotEqual", "", {c.input(0), c.input(0)})); }
 
 }  // namespace
 
-void register_onnx_matrix(OnnxExtractorRegistry& r) {
-    r.add({"", "Trilu", 14, INT64_MAX, trilu});
-    r.add({"", "EyeLike", 9, INT64_MAX, eye_like});
-    r.add({"", "Hardmax", 13, INT64_MAX, hardmax});
-    r.add({"", "Shrink", 9, INT64_MAX, shrink});
-    r.add({"", "IsInf", 10, INT64_MAX, is_inf});
-    r.add({"", "IsNaN", 9, INT64_MAX, is_nan});
+void register_onnx_matrix(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Trilu", 14, INT64_MAX, trilu});
+    r.add({"onnx", "", "EyeLike", 9, INT64_MAX, eye_like});
+    r.add({"onnx", "", "Hardmax", 13, INT64_MAX, hardmax});
+    r.add({"onnx", "", "Shrink", 9, INT64_MAX, shrink});
+    r.add({"onnx", "", "IsInf", 10, INT64_MAX, is_inf});
+    r.add({"onnx", "", "IsNaN", 9, INT64_MAX, is_nan});
 }
 
 }  // namespace mo

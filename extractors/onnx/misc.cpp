@@ -1,7 +1,8 @@
 // Small ONNX ops: LRN (-> LRN-1 over the channel axis), Celu (its ONNX function body,
 // alpha * Elu(x / alpha)), Scatter-9 (ScatterElements without reduction), the cosine-sum windows
 // Hann/Hamming/Blackman (their ONNX function bodies) and BitShift (-> BitwiseLeft/RightShift-15).
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 
 namespace mo {
@@ -11,7 +12,7 @@ namespace {
 // ONNX sums x^2 over channels [c - floor((size-1)/2), c + ceil((size-1)/2)] and scales it by
 // alpha / size; LRN-1 with axes [1] scales by alpha / size^1 over [c - (size-1)/2, c + (size-1)/2].
 // The windows agree for odd sizes only.
-void lrn(OnnxExtractContext& c) {
+void lrn(ExtractContext& c) {
     const int64_t size = c.i("size");
     if (size <= 0) c.fail("LRN size must be positive, it is " + std::to_string(size));
     if (size % 2 == 0)
@@ -22,14 +23,14 @@ void lrn(OnnxExtractContext& c) {
                           {"size", size}}));
 }
 
-void celu(OnnxExtractContext& c) {
+void celu(ExtractContext& c) {
     OutPort x = c.input(0);
     OutPort alpha = c.scalar_like("alpha", c.f("alpha", 1.0), x);
     OutPort elu = c.op("Elu", "elu", {c.op("Divide", "scaled", {x, alpha})}, {{"alpha", 1.0}});
     c.set_output(0, c.op("Multiply", "", {alpha, elu}));
 }
 
-void scatter(OnnxExtractContext& c) {
+void scatter(ExtractContext& c) {
     OutPort axis = c.i64("axis", c.i("axis", 0));
     c.set_output(0, c.op("ScatterElementsUpdate", "", {c.input(0), c.input(1), c.input(2), axis},
                          {{"reduction", std::string("none")}, {"use_init_val", true}}));
@@ -37,7 +38,7 @@ void scatter(OnnxExtractContext& c) {
 
 // a0 - a1 * cos(k * tau / N) + a2 * cos(2 * k * tau / N) for k in [0, size), in f32 as the ONNX
 // function computes it, with N = size (periodic) or size - 1 (symmetric); then cast.
-void cosine_window(OnnxExtractContext& c, float a0, float a1, float a2) {
+void cosine_window(ExtractContext& c, float a0, float a1, float a2) {
     const bool periodic = c.i("periodic", 1) != 0;
     const ElementType type = onnx_element_type(static_cast<int32_t>(c.i("output_datatype", 1)), c.where());
     if (!is_float(type) && !is_integral(type)) c.unsupported("output_datatype " + std::string(ir_name(type)));
@@ -59,7 +60,7 @@ void cosine_window(OnnxExtractContext& c, float a0, float a1, float a2) {
 }
 
 // BitShift is defined on unsigned integers only (where OpenVINO's shifts wrap modulo 2^N).
-void bit_shift(OnnxExtractContext& c) {
+void bit_shift(ExtractContext& c) {
     const std::string direction = c.s("direction", "");
     if (direction != "LEFT" && direction != "RIGHT")
         c.fail("BitShift direction must be LEFT or RIGHT, it is '" + direction + "'");
@@ -71,16 +72,16 @@ void bit_shift(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_misc(OnnxExtractorRegistry& r) {
-    r.add({"", "LRN", 1, INT64_MAX, lrn});
-    r.add({"", "Celu", 12, INT64_MAX, celu});
-    r.add({"", "Scatter", 9, 10, scatter});
+void register_onnx_misc(ExtractorRegistry& r) {
+    r.add({"onnx", "", "LRN", 1, INT64_MAX, lrn});
+    r.add({"onnx", "", "Celu", 12, INT64_MAX, celu});
+    r.add({"onnx", "", "Scatter", 9, 10, scatter});
     // ONNX's constants: Hamming a0 = 25/46, a1 = 21/46 rounded as the function body writes them.
-    r.add({"", "HannWindow", 17, INT64_MAX, [](OnnxExtractContext& c) { cosine_window(c, 0.5f, 0.5f, 0.0f); }});
-    r.add({"", "HammingWindow", 17, INT64_MAX,
-           [](OnnxExtractContext& c) { cosine_window(c, 0.54347826087f, 0.45652173913f, 0.0f); }});
-    r.add({"", "BlackmanWindow", 17, INT64_MAX, [](OnnxExtractContext& c) { cosine_window(c, 0.42f, 0.5f, 0.08f); }});
-    r.add({"", "BitShift", 11, INT64_MAX, bit_shift});
+    r.add({"onnx", "", "HannWindow", 17, INT64_MAX, [](ExtractContext& c) { cosine_window(c, 0.5f, 0.5f, 0.0f); }});
+    r.add({"onnx", "", "HammingWindow", 17, INT64_MAX,
+           [](ExtractContext& c) { cosine_window(c, 0.54347826087f, 0.45652173913f, 0.0f); }});
+    r.add({"onnx", "", "BlackmanWindow", 17, INT64_MAX, [](ExtractContext& c) { cosine_window(c, 0.42f, 0.5f, 0.08f); }});
+    r.add({"onnx", "", "BitShift", 11, INT64_MAX, bit_shift});
 }
 
 }  // namespace mo

@@ -1,27 +1,28 @@
 // BatchNormalization (internal op, lowered later), InstanceNormalization and
 // LayerNormalization (MVN with scale and bias).
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-void batch_norm(OnnxExtractContext& c) {
+void batch_norm(ExtractContext& c) {
     if (c.opset() < 9 && c.i("spatial", 1) == 0) c.unsupported("BatchNormalization with spatial=0");
     if (c.i("training_mode", 0) != 0) c.unsupported("BatchNormalization in training mode");
     c.become("BatchNormalization", {{"epsilon", c.f("epsilon", 1e-5)}});
 }
 
 // [C] -> [1, C, 1, ...] for a rank-`rank` tensor.
-OutPort per_channel(OnnxExtractContext& c, const std::string& suffix, const OutPort& v, int64_t rank) {
+OutPort per_channel(ExtractContext& c, const std::string& suffix, const OutPort& v, int64_t rank) {
     Shape target{1, -1};
     for (int64_t i = 2; i < rank; ++i) target.push_back(1);
     return c.op("Reshape", suffix, {v, c.i64s(suffix + "/shape", target)}, {{"special_zero", false}});
 }
 
-void instance_norm(OnnxExtractContext& c) {
+void instance_norm(ExtractContext& c) {
     OutPort x = c.input(0);
-    int64_t rank = OnnxExtractContext::rank_of(x);
+    int64_t rank = ExtractContext::rank_of(x);
     if (rank < 0) c.fail("needs an input of known rank", "give the model's inputs static ranks");
     OutPort mvn = c.op("MVN", "mvn", {x, c.axes_from("axes", x, 2)},
                        {{"normalize_variance", true}, {"eps", c.f("epsilon", 1e-5)}, {"eps_mode", std::string("inside_sqrt")}});
@@ -29,7 +30,7 @@ void instance_norm(OnnxExtractContext& c) {
     c.set_output(0, c.op("Add", "", {scaled, per_channel(c, "bias_shape", c.input(2), rank)}));
 }
 
-void layer_norm(OnnxExtractContext& c) {
+void layer_norm(ExtractContext& c) {
     OutPort x = c.input(0);
     int64_t axis = c.i("axis", -1);
     OutPort axes;
@@ -60,11 +61,11 @@ void layer_norm(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_normalization(OnnxExtractorRegistry& r) {
-    r.add({"", "BatchNormalization", 7, INT64_MAX, batch_norm});
-    r.add({"", "InstanceNormalization", 1, INT64_MAX, instance_norm});
-    r.add({"", "LayerNormalization", 17, INT64_MAX, layer_norm});
-    r.add({"", "MeanVarianceNormalization", 9, INT64_MAX, [](OnnxExtractContext& c) {
+void register_onnx_normalization(ExtractorRegistry& r) {
+    r.add({"onnx", "", "BatchNormalization", 7, INT64_MAX, batch_norm});
+    r.add({"onnx", "", "InstanceNormalization", 1, INT64_MAX, instance_norm});
+    r.add({"onnx", "", "LayerNormalization", 17, INT64_MAX, layer_norm});
+    r.add({"onnx", "", "MeanVarianceNormalization", 9, INT64_MAX, [](ExtractContext& c) {
                // ONNX: (x - mean) / sqrt(var + 1e-9) over axes (default N, H, W).
                c.set_output(0, c.op("MVN", "", {c.input(0), c.i64s("axes", c.ints("axes", {0, 2, 3}))},
                                     {{"normalize_variance", true}, {"eps", 1e-9}, {"eps_mode", std::string("inside_sqrt")}}));

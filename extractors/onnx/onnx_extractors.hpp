@@ -1,44 +1,29 @@
-// ONNX extractors: one per (domain, op type, opset range), each turning a FrameworkNode into
-// canonical ops (ops/) with typed attributes.
+// The built-in ONNX extractors, one registration function per op family (one .cpp each).
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <vector>
-
-#include "core/graph.hpp"
-
-namespace onnx { class NodeProto; }
+#include "extractors/extractor_registry.hpp"
 
 namespace mo {
 
-class OnnxExtractContext;
-using OnnxExtractFn = std::function<void(OnnxExtractContext&)>;
+// All of the families below.
+void register_onnx_extractors(ExtractorRegistry& r);
 
-struct OnnxExtractor {
-    std::string domain;  // "" for ai.onnx
-    std::string op_type;
-    int64_t since_version = 1;        // first opset this extractor handles
-    int64_t until_version = INT64_MAX;  // last opset this extractor handles
-    OnnxExtractFn fn;
-};
-
-class OnnxExtractorRegistry {
-public:
-    void add(OnnxExtractor e);
-    // The extractor for this op in this opset, or nullptr.
-    const OnnxExtractor* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
-    size_t size() const { return items_.size(); }
-
-private:
-    std::vector<OnnxExtractor> items_;
-};
-
-void register_onnx_extractors(OnnxExtractorRegistry& r);
-
-// Runs the extractor of every FrameworkNode with framework "onnx". Unknown op types are
-// collected first and reported in one mo::Error listing each type with its node names.
-void extract_onnx(Graph& graph, const OnnxExtractorRegistry& extractors);
+void register_onnx_eltwise(ExtractorRegistry& r);
+void register_onnx_conv(ExtractorRegistry& r);
+void register_onnx_pooling(ExtractorRegistry& r);
+void register_onnx_normalization(ExtractorRegistry& r);
+void register_onnx_reduction(ExtractorRegistry& r);
+void register_onnx_shape(ExtractorRegistry& r);
+void register_onnx_data(ExtractorRegistry& r);
+void register_onnx_softmax(ExtractorRegistry& r);
+void register_onnx_resize(ExtractorRegistry& r);
+void register_onnx_rnn(ExtractorRegistry& r);
+void register_onnx_loss(ExtractorRegistry& r);
+void register_onnx_matrix(ExtractorRegistry& r);
+void register_onnx_einsum_unique(ExtractorRegistry& r);
+void register_onnx_misc(ExtractorRegistry& r);
+void register_onnx_quantization(ExtractorRegistry& r);
+void register_onnx_sampling(ExtractorRegistry& r);
+void register_onnx_detection(ExtractorRegistry& r);
 
 }  // namespace mo

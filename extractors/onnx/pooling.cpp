@@ -1,17 +1,18 @@
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
 #include "extractors/onnx/conv_common.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-std::vector<int64_t> kernel(OnnxExtractContext& c) {
+std::vector<int64_t> kernel(ExtractContext& c) {
     std::vector<int64_t> k = c.ints("kernel_shape");
     if (k.empty()) c.fail("kernel_shape is required", "fix the model");
     return k;
 }
 
-void max_pool(OnnxExtractContext& c) {
+void max_pool(ExtractContext& c) {
     std::vector<int64_t> k = kernel(c);
     // dilations and ceil_mode exist from opset 10; storage_order only affects the indices'
     // layout for column-major, which OpenVINO has no equivalent for.
@@ -28,7 +29,7 @@ void max_pool(OnnxExtractContext& c) {
                          {"axis", int64_t{0}}});
 }
 
-void average_pool(OnnxExtractContext& c) {
+void average_pool(ExtractContext& c) {
     std::vector<int64_t> k = kernel(c);
     SpatialAttrs a = onnx_spatial_attrs(c, k.size(), false);
     if (c.has("dilations")) {
@@ -45,7 +46,7 @@ void average_pool(OnnxExtractContext& c) {
 }
 
 // Global pooling = a reduction over the spatial axes 2.. that keeps them as 1s.
-void global_pool(OnnxExtractContext& c, const char* reduction) {
+void global_pool(ExtractContext& c, const char* reduction) {
     OutPort x = c.input(0);
     OutPort axes = c.axes_from("axes", x, 2);
     c.set_output(0, c.op(reduction, "", {x, axes}, {{"keep_dims", true}}));
@@ -53,11 +54,11 @@ void global_pool(OnnxExtractContext& c, const char* reduction) {
 
 }  // namespace
 
-void register_onnx_pooling(OnnxExtractorRegistry& r) {
-    r.add({"", "MaxPool", 1, INT64_MAX, max_pool});
-    r.add({"", "AveragePool", 1, INT64_MAX, average_pool});
-    r.add({"", "GlobalAveragePool", 1, INT64_MAX, [](OnnxExtractContext& c) { global_pool(c, "ReduceMean"); }});
-    r.add({"", "GlobalMaxPool", 1, INT64_MAX, [](OnnxExtractContext& c) { global_pool(c, "ReduceMax"); }});
+void register_onnx_pooling(ExtractorRegistry& r) {
+    r.add({"onnx", "", "MaxPool", 1, INT64_MAX, max_pool});
+    r.add({"onnx", "", "AveragePool", 1, INT64_MAX, average_pool});
+    r.add({"onnx", "", "GlobalAveragePool", 1, INT64_MAX, [](ExtractContext& c) { global_pool(c, "ReduceMean"); }});
+    r.add({"onnx", "", "GlobalMaxPool", 1, INT64_MAX, [](ExtractContext& c) { global_pool(c, "ReduceMax"); }});
 }
 
 }  // namespace mo

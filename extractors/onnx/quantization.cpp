@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "extractors/onnx/conv_common.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
@@ -19,20 +20,20 @@ bool is_zero_constant(const Tensor* v) {
     return std::all_of(values.begin(), values.end(), [](double d) { return d == 0.0; });
 }
 
-OutPort to_type(OnnxExtractContext& c, const std::string& suffix, const OutPort& p, ElementType t) {
+OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, ElementType t) {
     if (p.type() == t) return p;
     return c.op("Convert", suffix, {p}, {{"destination_type", t}});
 }
 
 // Scale or zero point of a (de)quantize node, shaped to broadcast against `x`: a scalar as is,
 // a 1D tensor (opset 13 per-axis) along `axis` as [D, 1, ...] for the axes after it.
-OutPort along_axis(OnnxExtractContext& c, const std::string& suffix, const OutPort& p, const OutPort& x) {
-    const int64_t rank = OnnxExtractContext::rank_of(p);
+OutPort along_axis(ExtractContext& c, const std::string& suffix, const OutPort& p, const OutPort& x) {
+    const int64_t rank = ExtractContext::rank_of(p);
     if (rank == 0) return p;
     if (rank != 1) c.fail(suffix + " must be a scalar or a 1D tensor (got rank " + std::to_string(rank) + ")",
                           "fix the model");
     if (c.opset() < 13) c.unsupported("a 1D " + suffix + " before opset 13 (per-axis quantization needs opset 13)");
-    const int64_t x_rank = OnnxExtractContext::rank_of(x);
+    const int64_t x_rank = ExtractContext::rank_of(x);
     if (x_rank < 0) c.unsupported("per-axis " + suffix + " with an input of unknown rank");
     int64_t axis = c.i("axis", 1);
     if (axis < -x_rank || axis >= x_rank)
@@ -48,7 +49,7 @@ OutPort along_axis(OnnxExtractContext& c, const std::string& suffix, const OutPo
 
 // Clamp(Round(q) + zp, range of `type`) converted to `type` (the node named after the ONNX
 // node); `zp` (f32) may be null.
-OutPort saturate_round(OnnxExtractContext& c, const OutPort& q, const OutPort* zp, ElementType type) {
+OutPort saturate_round(ExtractContext& c, const OutPort& q, const OutPort* zp, ElementType type) {
     OutPort y = c.op("Round", "rounded", {q}, {{"mode", std::string("half_to_even")}});
     if (zp) y = c.op("Add", "plus_zero_point", {y, *zp});
     const bool is_signed = type == ElementType::i8;
@@ -56,12 +57,12 @@ OutPort saturate_round(OnnxExtractContext& c, const OutPort& q, const OutPort* z
     return c.op("Convert", "", {y}, {{"destination_type", type}});
 }
 
-void require_f32(OnnxExtractContext& c, const OutPort& p, const std::string& what) {
+void require_f32(ExtractContext& c, const OutPort& p, const std::string& what) {
     if (p.type() != ElementType::f32 && p.type() != ElementType::dynamic)
         c.unsupported(what + " of type " + std::string(ir_name(p.type())) + " (only f32 converts exactly)");
 }
 
-ElementType quantized_type(OnnxExtractContext& c, const OutPort& zp) {
+ElementType quantized_type(ExtractContext& c, const OutPort& zp) {
     const ElementType t = zp.type();
     if (t == ElementType::dynamic) c.fail("the zero point's element type is unknown", "give the model typed inputs");
     if (t != ElementType::u8 && t != ElementType::i8)
@@ -76,7 +77,7 @@ OutPort in_f32(const Node& scaling) {
     return scaling.out(0);
 }
 
-void quantize_linear(OnnxExtractContext& c) {
+void quantize_linear(ExtractContext& c) {
     OutPort x = c.input(0), scale = c.input(1);
     require_f32(c, x, "input x");
     require_f32(c, scale, "y_scale");
@@ -90,7 +91,7 @@ void quantize_linear(OnnxExtractContext& c) {
     c.set_output(0, saturate_round(c, q, &zp, type));
 }
 
-void dequantize_linear(OnnxExtractContext& c) {
+void dequantize_linear(ExtractContext& c) {
     OutPort x = c.input(0), scale = c.input(1);
     require_f32(c, scale, "x_scale");
     const ElementType t = x.type();
@@ -105,7 +106,7 @@ void dequantize_linear(OnnxExtractContext& c) {
     c.set_output(0, in_f32(c.add("Multiply", "", {y, along_axis(c, "x_scale", scale, x)})));
 }
 
-void dynamic_quantize_linear(OnnxExtractContext& c) {
+void dynamic_quantize_linear(ExtractContext& c) {
     OutPort x = c.input(0);
     require_f32(c, x, "input x");
     OutPort zero = c.constant("zero", Tensor::scalar<float>(0.0f));
@@ -125,7 +126,7 @@ void dynamic_quantize_linear(OnnxExtractContext& c) {
         c.set_output(2, c.op("Convert", "y_zero_point", {zp}, {{"destination_type", ElementType::u8}}));
 }
 
-void require_8bit(OnnxExtractContext& c, const OutPort& p, const std::string& what) {
+void require_8bit(ExtractContext& c, const OutPort& p, const std::string& what) {
     const ElementType t = p.type();
     if (t != ElementType::u8 && t != ElementType::i8 && t != ElementType::dynamic)
         c.unsupported(what + " of type " + std::string(ir_name(t)) + " (uint8 and int8 are supported)");
@@ -133,7 +134,7 @@ void require_8bit(OnnxExtractContext& c, const OutPort& p, const std::string& wh
 
 // i32(x) - i32(zp), the zero point reshaped by `shape_zp` first; no Subtract for a zero constant.
 template <typename ShapeZp>
-OutPort shifted_i32(OnnxExtractContext& c, const std::string& name, const OutPort& x, size_t zp_input,
+OutPort shifted_i32(ExtractContext& c, const std::string& name, const OutPort& x, size_t zp_input,
                     ShapeZp shape_zp) {
     OutPort v = to_type(c, name + "/i32", x, ElementType::i32);
     if (!c.has_input(zp_input) || is_zero_constant(c.input_value(zp_input))) return v;
@@ -145,14 +146,14 @@ OutPort shifted_i32(OnnxExtractContext& c, const std::string& name, const OutPor
 
 // The i32 product of MatMulInteger / QLinearMatMul: (i32(A) - i32(a_zp)) x (i32(B) - i32(b_zp)),
 // with A, B and their zero points the ONNX node's inputs a, b, a_zp, b_zp.
-OutPort integer_matmul(OnnxExtractContext& c, const std::string& suffix, size_t a_in, size_t a_zp, size_t b_in,
+OutPort integer_matmul(ExtractContext& c, const std::string& suffix, size_t a_in, size_t a_zp, size_t b_in,
                        size_t b_zp) {
     OutPort a = c.input(a_in), b = c.input(b_in);
     require_8bit(c, a, "input A");
     require_8bit(c, b, "input B");
     // A 1D a_zero_point holds one value per row of A: [M] -> [M, 1]. b's [N] broadcasts as is.
     OutPort a_shifted = shifted_i32(c, "A", a, a_zp, [&](const OutPort& zp) {
-        const int64_t zp_rank = OnnxExtractContext::rank_of(zp), a_rank = OnnxExtractContext::rank_of(a);
+        const int64_t zp_rank = ExtractContext::rank_of(zp), a_rank = ExtractContext::rank_of(a);
         if (zp_rank < 0 || (zp_rank == 1 && a_rank < 0))
             c.unsupported("a_zero_point or A of unknown rank");
         if (zp_rank != 1 || a_rank < 2) return zp;
@@ -162,16 +163,16 @@ OutPort integer_matmul(OnnxExtractContext& c, const std::string& suffix, size_t 
     return c.op("MatMul", suffix, {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", false}});
 }
 
-void matmul_integer(OnnxExtractContext& c) { c.set_output(0, integer_matmul(c, "", 0, 2, 1, 3)); }
+void matmul_integer(ExtractContext& c) { c.set_output(0, integer_matmul(c, "", 0, 2, 1, 3)); }
 
 // The i32 result of ConvInteger / QLinearConv before any bias, with x, w and their zero points
 // the ONNX node's inputs x_in, x_zp, w_in, w_zp; `spatial` receives the number of spatial dims.
-OutPort integer_conv(OnnxExtractContext& c, const std::string& suffix, size_t x_in, size_t x_zp, size_t w_in,
+OutPort integer_conv(ExtractContext& c, const std::string& suffix, size_t x_in, size_t x_zp, size_t w_in,
                      size_t w_zp, size_t& spatial) {
     OutPort x = c.input(x_in), w = c.input(w_in);
     require_8bit(c, x, "input x");
     require_8bit(c, w, "input w");
-    const int64_t w_rank = OnnxExtractContext::rank_of(w);
+    const int64_t w_rank = ExtractContext::rank_of(w);
     spatial = c.has("kernel_shape") ? c.ints("kernel_shape").size()
             : w_rank >= 3           ? static_cast<size_t>(w_rank - 2)
                                     : 0;
@@ -190,7 +191,7 @@ OutPort integer_conv(OnnxExtractContext& c, const std::string& suffix, size_t x_
     // A 1D w_zero_point holds one value per output channel: [M] -> [M, 1, ...].
     const size_t n_spatial = spatial;
     OutPort ws = shifted_i32(c, "w", w, w_zp, [&](const OutPort& zp) {
-        const int64_t zp_rank = OnnxExtractContext::rank_of(zp);
+        const int64_t zp_rank = ExtractContext::rank_of(zp);
         if (zp_rank < 0) c.unsupported("a w_zero_point of unknown rank");
         if (zp_rank != 1) return zp;
         std::vector<int64_t> shape{-1};
@@ -213,7 +214,7 @@ OutPort integer_conv(OnnxExtractContext& c, const std::string& suffix, size_t x_
                  {"dilations", a.dilations}, {"auto_pad", a.auto_pad}});
 }
 
-void conv_integer(OnnxExtractContext& c) {
+void conv_integer(ExtractContext& c) {
     size_t spatial = 0;
     c.set_output(0, integer_conv(c, "", 0, 2, 1, 3, spatial));
 }
@@ -223,14 +224,14 @@ void conv_integer(OnnxExtractContext& c) {
 // f32 as ONNX Runtime computes it (ONNX leaves the precision open); a double multiplier would
 // move values that sit near .5 after scaling.
 
-void require_single(OnnxExtractContext& c, const OutPort& p, const std::string& what) {
+void require_single(ExtractContext& c, const OutPort& p, const std::string& what) {
     if (!p.shape().is_static() || shape_size(p.shape().to_shape()) != 1)
         c.unsupported(what + " that is not a single value (per-tensor quantization only)");
 }
 
 // Requantizes `acc` (i32) with the multiplier s1 * s2 / s3 (f32 inputs), adding y_zp (input
 // `y_zp_in`, whose type is the output type). Each f32 step is kept out of f16 compression.
-void requantize(OnnxExtractContext& c, const OutPort& acc, const OutPort& s1, const OutPort& s2, const OutPort& s3,
+void requantize(ExtractContext& c, const OutPort& acc, const OutPort& s1, const OutPort& s2, const OutPort& s3,
                 size_t y_zp_in) {
     const ElementType type = quantized_type(c, c.input(y_zp_in));
     OutPort scale = in_f32(c.add("Multiply", "multiplier/product", {s1, s2}));
@@ -246,14 +247,14 @@ void requantize(OnnxExtractContext& c, const OutPort& acc, const OutPort& s1, co
 
 // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point. a and y are
 // per tensor; b may be per column (its [N] scale and zero point broadcast along the last axis).
-void qlinear_matmul(OnnxExtractContext& c) {
+void qlinear_matmul(ExtractContext& c) {
     for (size_t i : {1u, 4u, 6u}) require_f32(c, c.input(i), "the scale input " + std::to_string(i));
     require_single(c, c.input(1), "an a_scale");
     require_single(c, c.input(2), "an a_zero_point");
     require_single(c, c.input(6), "a y_scale");
     require_single(c, c.input(7), "a y_zero_point");
     for (size_t i : {4u, 5u})
-        if (OnnxExtractContext::rank_of(c.input(i)) > 1)
+        if (ExtractContext::rank_of(c.input(i)) > 1)
             c.unsupported("a b_scale or b_zero_point of rank above 1");
     OutPort acc = integer_matmul(c, "acc", 0, 2, 3, 5);
     requantize(c, acc, c.input(1), c.input(4), c.input(6), 7);
@@ -261,7 +262,7 @@ void qlinear_matmul(OnnxExtractContext& c) {
 
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B (int32).
 // w_scale / w_zero_point may be per output channel ([M]).
-void qlinear_conv(OnnxExtractContext& c) {
+void qlinear_conv(ExtractContext& c) {
     for (size_t i : {1u, 4u, 6u}) require_f32(c, c.input(i), "the scale input " + std::to_string(i));
     require_single(c, c.input(1), "an x_scale");
     require_single(c, c.input(6), "a y_scale");
@@ -270,7 +271,7 @@ void qlinear_conv(OnnxExtractContext& c) {
     OutPort acc = integer_conv(c, "acc", 0, 2, 3, 5, spatial);
     // [M] -> [M, 1, ...] to broadcast along the channel axis of [N, M, spatial...].
     auto per_channel = [&](const std::string& name, const OutPort& p) {
-        const int64_t rank = OnnxExtractContext::rank_of(p);
+        const int64_t rank = ExtractContext::rank_of(p);
         if (rank < 0 || rank > 1) c.unsupported("a " + name + " that is not a scalar or a 1D tensor");
         if (rank == 0) return p;
         std::vector<int64_t> shape{-1};
@@ -288,15 +289,15 @@ void qlinear_conv(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_quantization(OnnxExtractorRegistry& r) {
+void register_onnx_quantization(ExtractorRegistry& r) {
     // Opset 19 adds float8 and f16 scales, opset 21 blocked quantization: not converted here.
-    r.add({"", "QuantizeLinear", 10, 18, quantize_linear});
-    r.add({"", "DequantizeLinear", 10, 18, dequantize_linear});
-    r.add({"", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
-    r.add({"", "MatMulInteger", 10, INT64_MAX, matmul_integer});
-    r.add({"", "ConvInteger", 10, INT64_MAX, conv_integer});
-    r.add({"", "QLinearMatMul", 10, 20, qlinear_matmul});
-    r.add({"", "QLinearConv", 10, INT64_MAX, qlinear_conv});
+    r.add({"onnx", "", "QuantizeLinear", 10, 18, quantize_linear});
+    r.add({"onnx", "", "DequantizeLinear", 10, 18, dequantize_linear});
+    r.add({"onnx", "", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
+    r.add({"onnx", "", "MatMulInteger", 10, INT64_MAX, matmul_integer});
+    r.add({"onnx", "", "ConvInteger", 10, INT64_MAX, conv_integer});
+    r.add({"onnx", "", "QLinearMatMul", 10, 20, qlinear_matmul});
+    r.add({"onnx", "", "QLinearConv", 10, INT64_MAX, qlinear_conv});
 }
 
 }  // namespace mo

@@ -1,5 +1,6 @@
 // Reductions (axes attribute, or input from ReduceSum-13), ArgMax/ArgMin, TopK, CumSum.
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
@@ -7,7 +8,7 @@ namespace {
 
 // The axes input of a reduction: from the attribute (or input for ReduceSum-13); all axes
 // when absent. Returns false when the op is a no-op (noop_with_empty_axes).
-bool reduction_axes(OnnxExtractContext& c, OutPort& axes) {
+bool reduction_axes(ExtractContext& c, OutPort& axes) {
     bool axes_is_input = c.node().framework().type == "ReduceSum" && c.opset() >= 13;
     if (axes_is_input && c.has_input(1)) {
         // An empty axes tensor means "all axes" (or a no-op): decide it here, since OpenVINO
@@ -31,7 +32,7 @@ bool reduction_axes(OnnxExtractContext& c, OutPort& axes) {
     return true;
 }
 
-void reduce(OnnxExtractContext& c, const char* type, const char* pre, const char* post) {
+void reduce(ExtractContext& c, const char* type, const char* pre, const char* post) {
     OutPort x = c.input(0), axes;
     if (!reduction_axes(c, axes)) {
         c.set_output(0, x);
@@ -61,7 +62,7 @@ constexpr Reduction kReductions[] = {
 // ArgMax / ArgMin = TopK(k=1) indices, squeezed unless keepdims. A stable value sort keeps
 // the first of equal values; select_last_index runs it on the input reversed along the axis
 // and maps the index back (dim - 1 - index).
-void arg_extreme(OnnxExtractContext& c, const char* mode) {
+void arg_extreme(ExtractContext& c, const char* mode) {
     int64_t axis = c.i("axis", 0);
     bool keep = c.i("keepdims", 1) != 0, last = c.i("select_last_index", 0) != 0;
     OutPort x = c.input(0);
@@ -83,7 +84,7 @@ void arg_extreme(OnnxExtractContext& c, const char* mode) {
     c.set_output(0, y);
 }
 
-void topk(OnnxExtractContext& c) {
+void topk(ExtractContext& c) {
     OutPort k;
     if (c.opset() < 10) {
         k = c.i64("k", c.i("k"));
@@ -99,21 +100,21 @@ void topk(OnnxExtractContext& c) {
     if (c.output_count() > 1) c.set_output(1, n.out(1));
 }
 
-void cum_sum(OnnxExtractContext& c) {
+void cum_sum(ExtractContext& c) {
     c.become("CumSum", {{"exclusive", c.i("exclusive", 0) != 0}, {"reverse", c.i("reverse", 0) != 0}});
 }
 
 }  // namespace
 
-void register_onnx_reduction(OnnxExtractorRegistry& r) {
+void register_onnx_reduction(ExtractorRegistry& r) {
     for (const Reduction& m : kReductions) {
         Reduction red = m;
-        r.add({"", m.onnx, 1, INT64_MAX, [red](OnnxExtractContext& c) { reduce(c, red.canonical, red.pre, red.post); }});
+        r.add({"onnx", "", m.onnx, 1, INT64_MAX, [red](ExtractContext& c) { reduce(c, red.canonical, red.pre, red.post); }});
     }
-    r.add({"", "ArgMax", 1, INT64_MAX, [](OnnxExtractContext& c) { arg_extreme(c, "max"); }});
-    r.add({"", "ArgMin", 1, INT64_MAX, [](OnnxExtractContext& c) { arg_extreme(c, "min"); }});
-    r.add({"", "TopK", 1, INT64_MAX, topk});
-    r.add({"", "CumSum", 11, INT64_MAX, cum_sum});
+    r.add({"onnx", "", "ArgMax", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "max"); }});
+    r.add({"onnx", "", "ArgMin", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "min"); }});
+    r.add({"onnx", "", "TopK", 1, INT64_MAX, topk});
+    r.add({"onnx", "", "CumSum", 11, INT64_MAX, cum_sum});
 }
 
 }  // namespace mo

@@ -1,13 +1,14 @@
 // Resize (opset 10, 11+) and Upsample -> Interpolate-11.
 #include <cmath>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-std::string interpolate_mode(OnnxExtractContext& c, const std::string& mode) {
+std::string interpolate_mode(ExtractContext& c, const std::string& mode) {
     if (mode == "nearest") return "nearest";
     if (mode == "linear" || mode == "bilinear") return "linear_onnx";
     if (mode == "cubic") return "cubic";
@@ -15,14 +16,14 @@ std::string interpolate_mode(OnnxExtractContext& c, const std::string& mode) {
 }
 
 // An input that is absent or an empty constant (exporters write "" or a [0] tensor).
-bool given(OnnxExtractContext& c, size_t i) {
+bool given(ExtractContext& c, size_t i) {
     if (!c.has_input(i)) return false;
     const Tensor* v = c.input_value(i);
     return !v || v->size() > 0;
 }
 
 // Opset 10 Resize and Upsample: scales only, asymmetric coordinates, floor for nearest.
-void resize_scales_only(OnnxExtractContext& c, const OutPort& scales) {
+void resize_scales_only(ExtractContext& c, const OutPort& scales) {
     std::string mode = interpolate_mode(c, c.s("mode", "nearest"));
     c.set_output(0, c.op("Interpolate", "", {c.input(0), scales},
                          {{"mode", mode},
@@ -35,7 +36,7 @@ void resize_scales_only(OnnxExtractContext& c, const OutPort& scales) {
 // unrounded output length L * scale; OpenVINO divides by floor(L * scale) - 1. The two agree
 // only where L * scale is a whole number, so anything else is refused rather than converted
 // to an IR that computes different values.
-void check_align_corners_scales(OnnxExtractContext& c) {
+void check_align_corners_scales(ExtractContext& c) {
     const Tensor* scales = c.input_value(2);
     if (!scales)
         c.unsupported("coordinate_transformation_mode 'align_corners' with scales computed at run time "
@@ -55,7 +56,7 @@ void check_align_corners_scales(OnnxExtractContext& c) {
     }
 }
 
-void resize(OnnxExtractContext& c) {
+void resize(ExtractContext& c) {
     std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
     if (coord == "tf_crop_and_resize") c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
     if (c.i("exclude_outside", 0)) c.unsupported("exclude_outside=1");
@@ -71,7 +72,7 @@ void resize(OnnxExtractContext& c) {
                           {"antialias", false}}));
 }
 
-void upsample(OnnxExtractContext& c) {
+void upsample(ExtractContext& c) {
     if (c.opset() < 9) {
         std::vector<double> s = c.floats("scales");
         std::vector<float> f(s.begin(), s.end());
@@ -83,10 +84,10 @@ void upsample(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_resize(OnnxExtractorRegistry& r) {
-    r.add({"", "Resize", 10, 10, [](OnnxExtractContext& c) { resize_scales_only(c, c.input(1)); }});
-    r.add({"", "Resize", 11, INT64_MAX, resize});
-    r.add({"", "Upsample", 7, 9, upsample});
+void register_onnx_resize(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Resize", 10, 10, [](ExtractContext& c) { resize_scales_only(c, c.input(1)); }});
+    r.add({"onnx", "", "Resize", 11, INT64_MAX, resize});
+    r.add({"onnx", "", "Upsample", 7, 9, upsample});
 }
 
 }  // namespace mo

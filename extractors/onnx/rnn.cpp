@@ -8,7 +8,8 @@
 #include <cctype>
 #include <cstring>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
@@ -28,7 +29,7 @@ const RnnKind kGru{"GRUSequence", 3, {0, 1, 2}, 5, SIZE_MAX, 2, true};
 const RnnKind kRnn{"RNNSequence", 1, {0}, 5, SIZE_MAX, 1, false};
 
 // Gate chunks along axis 1 of [D, G*H, ...] reordered physically.
-Tensor reorder_gates(OnnxExtractContext& c, const Tensor& t, int64_t gates, const std::vector<int64_t>& order) {
+Tensor reorder_gates(ExtractContext& c, const Tensor& t, int64_t gates, const std::vector<int64_t>& order) {
     const Shape& s = t.shape();
     if (s.size() < 2 || s[1] % gates != 0)
         c.fail("weights of shape [" + std::to_string(s.size()) + "-D] do not hold " + std::to_string(gates) + " gates",
@@ -44,7 +45,7 @@ Tensor reorder_gates(OnnxExtractContext& c, const Tensor& t, int64_t gates, cons
 }
 
 // The same reorder with ops, for weights that are not constant.
-OutPort reorder_gates(OnnxExtractContext& c, const std::string& suffix, const OutPort& w, int64_t gates,
+OutPort reorder_gates(ExtractContext& c, const std::string& suffix, const OutPort& w, int64_t gates,
                       const std::vector<int64_t>& order) {
     if (const Tensor* v = w.value()) return c.constant(suffix, reorder_gates(c, *v, gates, order));
     bool identity = true;
@@ -59,7 +60,7 @@ OutPort reorder_gates(OnnxExtractContext& c, const std::string& suffix, const Ou
 
 // OpenVINO gate biases from ONNX [D, 2*G*H] constant: per gate Wb + Rb (in ONNX gate order),
 // plus Rb of the last gate for GRU linear_before_reset.
-Tensor combine_bias(OnnxExtractContext& c, const Tensor& b, int64_t gates, int64_t hidden, bool keep_last_rb) {
+Tensor combine_bias(ExtractContext& c, const Tensor& b, int64_t gates, int64_t hidden, bool keep_last_rb) {
     const Shape& s = b.shape();
     if (s.size() != 2 || s[1] != 2 * gates * hidden)
         c.fail("B must have shape [num_directions, " + std::to_string(2 * gates * hidden) + "]", "fix the model");
@@ -79,7 +80,7 @@ Tensor combine_bias(OnnxExtractContext& c, const Tensor& b, int64_t gates, int64
     return Tensor::from_vector<double>(out, {s[0], out_cols}).convert(b.type());
 }
 
-OutPort bias_with_ops(OnnxExtractContext& c, const OutPort& b, int64_t gates, bool keep_last_rb) {
+OutPort bias_with_ops(ExtractContext& c, const OutPort& b, int64_t gates, bool keep_last_rb) {
     Node parts = c.add("Split", "B/split", {b, c.i64("B/axis", 1)}, {{"num_splits", 2 * gates}});
     parts.set_output_count(static_cast<size_t>(2 * gates));
     std::vector<OutPort> in;
@@ -95,7 +96,7 @@ OutPort bias_with_ops(OnnxExtractContext& c, const OutPort& b, int64_t gates, bo
     return c.op("Concat", "B/combined", in, {{"axis", int64_t{1}}});
 }
 
-std::string activations(OnnxExtractContext& c, size_t per_direction, int64_t directions) {
+std::string activations(ExtractContext& c, size_t per_direction, int64_t directions) {
     std::vector<std::string> a = c.strings("activations");
     if (a.empty()) return {};
     if (a.size() != per_direction * static_cast<size_t>(directions))
@@ -115,7 +116,7 @@ std::string activations(OnnxExtractContext& c, size_t per_direction, int64_t dir
 }
 
 // A [B, D, H] (or [B]) tensor filled with `value`, with B read from X at run time when unknown.
-OutPort filled(OnnxExtractContext& c, const std::string& suffix, const OutPort& value, const OutPort& x,
+OutPort filled(ExtractContext& c, const std::string& suffix, const OutPort& value, const OutPort& x,
                int64_t batch_axis, std::vector<int64_t> tail) {
     const PartialShape& xs = x.shape();
     if (xs.rank_is_static() && xs.rank() == 3 && xs[static_cast<size_t>(batch_axis)].is_static()) {
@@ -133,7 +134,7 @@ OutPort filled(OnnxExtractContext& c, const std::string& suffix, const OutPort& 
     return c.op("Broadcast", suffix, {value, shape}, {{"mode", std::string("numpy")}});
 }
 
-void rnn(OnnxExtractContext& c, const RnnKind& k) {
+void rnn(ExtractContext& c, const RnnKind& k) {
     bool lstm = k.gates == 4;
     if (lstm && c.has_input(7)) {
         const Tensor* p = c.input_value(7);
@@ -229,10 +230,10 @@ void rnn(OnnxExtractContext& c, const RnnKind& k) {
 
 }  // namespace
 
-void register_onnx_rnn(OnnxExtractorRegistry& r) {
-    r.add({"", "LSTM", 7, INT64_MAX, [](OnnxExtractContext& c) { rnn(c, kLstm); }});
-    r.add({"", "GRU", 7, INT64_MAX, [](OnnxExtractContext& c) { rnn(c, kGru); }});
-    r.add({"", "RNN", 7, INT64_MAX, [](OnnxExtractContext& c) { rnn(c, kRnn); }});
+void register_onnx_rnn(ExtractorRegistry& r) {
+    r.add({"onnx", "", "LSTM", 7, INT64_MAX, [](ExtractContext& c) { rnn(c, kLstm); }});
+    r.add({"onnx", "", "GRU", 7, INT64_MAX, [](ExtractContext& c) { rnn(c, kGru); }});
+    r.add({"onnx", "", "RNN", 7, INT64_MAX, [](ExtractContext& c) { rnn(c, kRnn); }});
 }
 
 }  // namespace mo

@@ -5,13 +5,14 @@
 // interpolated samples (from 0): different values, so it is refused.
 #include <string>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-void roi_align(OnnxExtractContext& c) {
+void roi_align(ExtractContext& c) {
     const std::string mode = c.s("mode", "avg");
     if (mode == "max")
         c.unsupported("RoiAlign mode 'max' (ONNX takes the max of the weighted corner values of each sample, "
@@ -38,7 +39,7 @@ void roi_align(OnnxExtractContext& c) {
                           {"aligned_mode", aligned}});
 }
 
-void grid_sample(OnnxExtractContext& c) {
+void grid_sample(ExtractContext& c) {
     const std::string mode = c.s("mode", "bilinear");
     if (mode != "bilinear" && mode != "bicubic" && mode != "nearest")
         c.fail("unknown GridSample mode '" + mode + "'", "use bilinear, bicubic or nearest");
@@ -50,10 +51,10 @@ void grid_sample(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_sampling(OnnxExtractorRegistry& r) {
-    r.add({"", "RoiAlign", 10, INT64_MAX, roi_align});
+void register_onnx_sampling(ExtractorRegistry& r) {
+    r.add({"onnx", "", "RoiAlign", 10, INT64_MAX, roi_align});
     // Opset 20 renames the modes (linear, cubic) and allows N-D grids.
-    r.add({"", "GridSample", 16, 19, grid_sample});
+    r.add({"onnx", "", "GridSample", 16, 19, grid_sample});
 }
 
 }  // namespace mo

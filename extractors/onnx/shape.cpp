@@ -2,31 +2,32 @@
 // Flatten, Shape, Expand, Tile, Pad, Gather*, Compress, Scatter*, DepthToSpace, SpaceToDepth.
 #include <numeric>
 
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-void reshape(OnnxExtractContext& c) {
+void reshape(ExtractContext& c) {
     // ONNX 0 copies the input dim (special_zero) unless allowzero=1 (opset 14).
     c.become("Reshape", {{"special_zero", c.i("allowzero", 0) == 0}});
 }
 
-void transpose(OnnxExtractContext& c) {
+void transpose(ExtractContext& c) {
     OutPort x = c.input(0);
     std::vector<int64_t> perm = c.ints("perm");
     if (!c.has("perm")) {
         // Absent perm reverses the axes; an empty order means the same to Transpose.
-        int64_t rank = OnnxExtractContext::rank_of(x);
+        int64_t rank = ExtractContext::rank_of(x);
         for (int64_t a = rank - 1; a >= 0; --a) perm.push_back(a);
     }
     c.set_output(0, c.op("Transpose", "", {x, c.i64s("order", perm)}));
 }
 
-void concat(OnnxExtractContext& c) { c.become("Concat", {{"axis", c.i("axis", c.opset() < 4 ? 1 : 0)}}); }
+void concat(ExtractContext& c) { c.become("Concat", {{"axis", c.i("axis", c.opset() < 4 ? 1 : 0)}}); }
 
-void split(OnnxExtractContext& c) {
+void split(ExtractContext& c) {
     OutPort x = c.input(0);
     int64_t axis = c.i("axis", 0);
     auto parts = static_cast<int64_t>(c.output_count());
@@ -46,7 +47,7 @@ void split(OnnxExtractContext& c) {
 }
 
 // Slice-1: starts/ends/axes attributes; Slice-10+: inputs starts, ends, axes, steps.
-void slice(OnnxExtractContext& c) {
+void slice(ExtractContext& c) {
     OutPort x = c.input(0);
     std::vector<OutPort> in{x};
     if (c.opset() < 10) {
@@ -77,7 +78,7 @@ void slice(OnnxExtractContext& c) {
 }
 
 // Squeeze / Unsqueeze: axes attribute before opset 13, input from 13.
-void squeeze(OnnxExtractContext& c, const char* type) {
+void squeeze(ExtractContext& c, const char* type) {
     OutPort x = c.input(0);
     std::vector<OutPort> in{x};
     if (c.opset() < 13) {
@@ -89,7 +90,7 @@ void squeeze(OnnxExtractContext& c, const char* type) {
     c.set_output(0, c.op(type, "", in));
 }
 
-void shape(OnnxExtractContext& c) {
+void shape(ExtractContext& c) {
     OutPort x = c.input(0);
     bool sliced = c.has("start") || c.has("end");
     OutPort s = c.op("ShapeOf", sliced ? "shape" : "", {x}, {{"output_type", ElementType::i64}});
@@ -100,7 +101,7 @@ void shape(OnnxExtractContext& c) {
     c.set_output(0, s);
 }
 
-void pad(OnnxExtractContext& c) {
+void pad(ExtractContext& c) {
     OutPort x = c.input(0);
     std::string mode = c.s("mode", "constant");
     if (mode != "constant" && mode != "reflect" && mode != "edge") c.unsupported("Pad mode '" + mode + "'");
@@ -135,7 +136,7 @@ void pad(OnnxExtractContext& c) {
     c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
 }
 
-void depth_to_space(OnnxExtractContext& c, bool to_space) {
+void depth_to_space(ExtractContext& c, bool to_space) {
     // ONNX DCR (default) = depth-column-row = OpenVINO blocks_first; CRD = depth_first.
     std::string mode = to_space ? c.s("mode", "DCR") : "DCR";
     if (mode != "DCR" && mode != "CRD") c.fail("unknown mode '" + mode + "'", "use DCR or CRD");
@@ -143,12 +144,12 @@ void depth_to_space(OnnxExtractContext& c, bool to_space) {
              {{"block_size", c.i("blocksize")}, {"mode", std::string(mode == "DCR" ? "blocks_first" : "depth_first")}});
 }
 
-void gather(OnnxExtractContext& c) {
+void gather(ExtractContext& c) {
     c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.i64("axis", c.i("axis", 0))},
                          {{"batch_dims", int64_t{0}}}));
 }
 
-void scatter_elements(OnnxExtractContext& c) {
+void scatter_elements(ExtractContext& c) {
     std::string reduction = c.s("reduction", "none");
     if (reduction == "add") reduction = "sum";
     else if (reduction == "mul") reduction = "prod";
@@ -161,7 +162,7 @@ void scatter_elements(OnnxExtractContext& c) {
 // data: each updates element goes to the flat offset of its index tuple plus its place in the
 // slice, so duplicate tuples accumulate in order as ONNX defines. This keeps the IR readable by
 // runtimes older than ScatterNDUpdate-15.
-void scatter_nd(OnnxExtractContext& c) {
+void scatter_nd(ExtractContext& c) {
     const std::string reduction = c.s("reduction", "none");
     if (reduction == "none") {
         c.become("ScatterNDUpdate");
@@ -211,12 +212,12 @@ void scatter_nd(OnnxExtractContext& c) {
 // Compress = Gather(x, NonZero(condition), axis), x flattened without an axis. A condition shorter
 // than the axis drops the rest; a longer one is cut to the axis length first (ONNX Runtime ignores
 // its extra entries, so a true one there selects nothing).
-void compress(OnnxExtractContext& c) {
+void compress(ExtractContext& c) {
     OutPort x = c.input(0), condition = c.input(1);
     int64_t axis = 0;
     if (c.has("axis")) {
         axis = c.i("axis");
-        const int64_t rank = OnnxExtractContext::rank_of(x);
+        const int64_t rank = ExtractContext::rank_of(x);
         if (rank < 0) c.unsupported("Compress with an axis on an input of unknown rank");
         if (axis < -rank || axis >= rank)
             c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank),
@@ -225,7 +226,7 @@ void compress(OnnxExtractContext& c) {
     } else {
         x = c.op("Reshape", "flat", {x, c.i64s("flat/shape", {-1})}, {{"special_zero", false}});
     }
-    if (OnnxExtractContext::rank_of(condition) != 1 && OnnxExtractContext::rank_of(condition) != -1)
+    if (ExtractContext::rank_of(condition) != 1 && ExtractContext::rank_of(condition) != -1)
         c.fail("the condition must be 1D", "fix the model");
     OutPort shape = c.op("ShapeOf", "shape", {x}, {{"output_type", ElementType::i64}});
     OutPort length = c.op("Gather", "length", {shape, c.i64s("length/index", {axis}), c.i64("length/axis", 0)},
@@ -237,7 +238,7 @@ void compress(OnnxExtractContext& c) {
     c.set_output(0, c.op("Gather", "", {x, indices, c.i64("axis", axis)}, {{"batch_dims", int64_t{0}}}));
 }
 
-void one_hot(OnnxExtractContext& c) {
+void one_hot(ExtractContext& c) {
     // values = [off, on]
     OutPort values = c.input(2);
     OutPort off = c.op("Gather", "off", {values, c.i64("off/index", 0), c.i64("off/axis", 0)}, {{"batch_dims", int64_t{0}}});
@@ -257,36 +258,36 @@ void one_hot(OnnxExtractContext& c) {
 
 }  // namespace
 
-void register_onnx_shape(OnnxExtractorRegistry& r) {
-    r.add({"", "Reshape", 5, INT64_MAX, reshape});
-    r.add({"", "Transpose", 1, INT64_MAX, transpose});
-    r.add({"", "Concat", 1, INT64_MAX, concat});
-    r.add({"", "Split", 1, 17, split});
-    r.add({"", "Slice", 1, INT64_MAX, slice});
-    r.add({"", "Squeeze", 1, INT64_MAX, [](OnnxExtractContext& c) { squeeze(c, "Squeeze"); }});
-    r.add({"", "Unsqueeze", 1, INT64_MAX, [](OnnxExtractContext& c) { squeeze(c, "Unsqueeze"); }});
-    r.add({"", "Flatten", 1, INT64_MAX, [](OnnxExtractContext& c) { c.become("Flatten", {{"axis", c.i("axis", 1)}}); }});
-    r.add({"", "Shape", 1, INT64_MAX, shape});
-    r.add({"", "Expand", 8, INT64_MAX,
-           [](OnnxExtractContext& c) { c.become("Broadcast", {{"mode", std::string("bidirectional")}}); }});
-    r.add({"", "Tile", 6, INT64_MAX, [](OnnxExtractContext& c) { c.become("Tile"); }});
-    r.add({"", "Pad", 2, INT64_MAX, pad});
-    r.add({"", "Gather", 1, INT64_MAX, gather});
-    r.add({"", "GatherElements", 11, INT64_MAX,
-           [](OnnxExtractContext& c) { c.become("GatherElements", {{"axis", c.i("axis", 0)}}); }});
-    r.add({"", "GatherND", 11, INT64_MAX,
-           [](OnnxExtractContext& c) { c.become("GatherND", {{"batch_dims", c.i("batch_dims", 0)}}); }});
-    r.add({"", "ScatterElements", 11, INT64_MAX, scatter_elements});
-    r.add({"", "ScatterND", 11, INT64_MAX, scatter_nd});
-    r.add({"", "Compress", 9, INT64_MAX, compress});
-    r.add({"", "ReverseSequence", 10, INT64_MAX, [](OnnxExtractContext& c) {
+void register_onnx_shape(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Reshape", 5, INT64_MAX, reshape});
+    r.add({"onnx", "", "Transpose", 1, INT64_MAX, transpose});
+    r.add({"onnx", "", "Concat", 1, INT64_MAX, concat});
+    r.add({"onnx", "", "Split", 1, 17, split});
+    r.add({"onnx", "", "Slice", 1, INT64_MAX, slice});
+    r.add({"onnx", "", "Squeeze", 1, INT64_MAX, [](ExtractContext& c) { squeeze(c, "Squeeze"); }});
+    r.add({"onnx", "", "Unsqueeze", 1, INT64_MAX, [](ExtractContext& c) { squeeze(c, "Unsqueeze"); }});
+    r.add({"onnx", "", "Flatten", 1, INT64_MAX, [](ExtractContext& c) { c.become("Flatten", {{"axis", c.i("axis", 1)}}); }});
+    r.add({"onnx", "", "Shape", 1, INT64_MAX, shape});
+    r.add({"onnx", "", "Expand", 8, INT64_MAX,
+           [](ExtractContext& c) { c.become("Broadcast", {{"mode", std::string("bidirectional")}}); }});
+    r.add({"onnx", "", "Tile", 6, INT64_MAX, [](ExtractContext& c) { c.become("Tile"); }});
+    r.add({"onnx", "", "Pad", 2, INT64_MAX, pad});
+    r.add({"onnx", "", "Gather", 1, INT64_MAX, gather});
+    r.add({"onnx", "", "GatherElements", 11, INT64_MAX,
+           [](ExtractContext& c) { c.become("GatherElements", {{"axis", c.i("axis", 0)}}); }});
+    r.add({"onnx", "", "GatherND", 11, INT64_MAX,
+           [](ExtractContext& c) { c.become("GatherND", {{"batch_dims", c.i("batch_dims", 0)}}); }});
+    r.add({"onnx", "", "ScatterElements", 11, INT64_MAX, scatter_elements});
+    r.add({"onnx", "", "ScatterND", 11, INT64_MAX, scatter_nd});
+    r.add({"onnx", "", "Compress", 9, INT64_MAX, compress});
+    r.add({"onnx", "", "ReverseSequence", 10, INT64_MAX, [](ExtractContext& c) {
                c.become("ReverseSequence", {{"batch_axis", c.i("batch_axis", 1)}, {"seq_axis", c.i("time_axis", 0)}});
            }});
-    r.add({"", "DepthToSpace", 1, INT64_MAX, [](OnnxExtractContext& c) { depth_to_space(c, true); }});
-    r.add({"", "SpaceToDepth", 1, INT64_MAX, [](OnnxExtractContext& c) { depth_to_space(c, false); }});
-    r.add({"", "OneHot", 9, INT64_MAX, one_hot});
-    r.add({"", "NonZero", 9, INT64_MAX,
-           [](OnnxExtractContext& c) { c.become("NonZero", {{"output_type", ElementType::i64}}); }});
+    r.add({"onnx", "", "DepthToSpace", 1, INT64_MAX, [](ExtractContext& c) { depth_to_space(c, true); }});
+    r.add({"onnx", "", "SpaceToDepth", 1, INT64_MAX, [](ExtractContext& c) { depth_to_space(c, false); }});
+    r.add({"onnx", "", "OneHot", 9, INT64_MAX, one_hot});
+    r.add({"onnx", "", "NonZero", 9, INT64_MAX,
+           [](ExtractContext& c) { c.become("NonZero", {{"output_type", ElementType::i64}}); }});
     // Einsum: no Einsum-7 schema in ops/ yet, so it is reported as an unsupported op.
 }
 

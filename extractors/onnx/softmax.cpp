@@ -1,19 +1,20 @@
 // Softmax / LogSoftmax. Before opset 13 ONNX coerces the input to 2D at `axis` (default 1):
 // Flatten(axis) -> Softmax(axis=1) -> Reshape back, or a plain Softmax when axis is the last.
-#include "extractors/onnx/onnx_extract_context.hpp"
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-void softmax(OnnxExtractContext& c, const char* type) {
+void softmax(ExtractContext& c, const char* type) {
     OutPort x = c.input(0);
     if (c.opset() >= 13) {
         c.become(type, {{"axis", c.i("axis", -1)}});
         return;
     }
     int64_t axis = c.i("axis", 1);
-    int64_t rank = OnnxExtractContext::rank_of(x);
+    int64_t rank = ExtractContext::rank_of(x);
     if (axis == -1 || (rank >= 0 && axis == rank - 1)) {
         c.become(type, {{"axis", int64_t{-1}}});
         return;
@@ -26,9 +27,9 @@ void softmax(OnnxExtractContext& c, const char* type) {
 
 }  // namespace
 
-void register_onnx_softmax(OnnxExtractorRegistry& r) {
-    r.add({"", "Softmax", 1, INT64_MAX, [](OnnxExtractContext& c) { softmax(c, "Softmax"); }});
-    r.add({"", "LogSoftmax", 1, INT64_MAX, [](OnnxExtractContext& c) { softmax(c, "LogSoftmax"); }});
+void register_onnx_softmax(ExtractorRegistry& r) {
+    r.add({"onnx", "", "Softmax", 1, INT64_MAX, [](ExtractContext& c) { softmax(c, "Softmax"); }});
+    r.add({"onnx", "", "LogSoftmax", 1, INT64_MAX, [](ExtractContext& c) { softmax(c, "LogSoftmax"); }});
 }
 
 }  // namespace mo

@@ -13,6 +13,7 @@
 
 #include "core/log.hpp"
 #include "core/mapped_file.hpp"
+#include "loaders/onnx/onnx_attributes.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 #include "loaders/onnx/wire_scanner.hpp"
 
@@ -68,9 +69,9 @@ PartialShape shape_of(const onnx::ValueInfoProto& vi) {
     return PartialShape(std::move(dims));
 }
 
-class Loader {
+class OnnxGraphBuilder {
 public:
-    Loader(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
+    OnnxGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
         : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path) {}
 
     std::unique_ptr<Graph> run() {
@@ -202,6 +203,7 @@ private:
                             "node '" + node.name() + "' (" + n.op_type() + ") in " + path_, "fix the model's opset_import");
             fw.opset = opset->second;
             fw.record = &n;
+            fw.attributes = onnx_attributes(n);
             node.set_input_count(static_cast<size_t>(n.input_size()));
             node.set_output_count(static_cast<size_t>(n.output_size()));
             for (int j = 0; j < n.output_size(); ++j) {
@@ -254,7 +256,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Graph> load_onnx(const std::string& path, const ConversionOptions& options, const OpRegistry& ops) {
-    return Loader(path, options, ops).run();
+    return OnnxGraphBuilder(path, options, ops).run();
 }
 
 bool looks_like_onnx(const std::string& path) {
@@ -267,6 +269,16 @@ bool looks_like_onnx(const std::string& path) {
     if (is_text_format(path)) return text.find("ir_version") != std::string::npos || text.find("graph") != std::string::npos;
     // A binary ModelProto normally starts with ir_version (field 1, varint): tag 0x08.
     return !text.empty() && text[0] == 0x08;
+}
+
+void register_onnx_loader(LoaderRegistry& r) {
+    Loader l;
+    l.framework = "onnx";
+    l.extensions = {".onnx", ".prototxt"};
+    l.recognizes = looks_like_onnx;
+    l.load = load_onnx;
+    l.description = ".onnx, or ONNX text format .prototxt";
+    r.add(std::move(l));
 }
 
 }  // namespace mo

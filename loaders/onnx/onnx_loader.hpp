@@ -9,6 +9,7 @@
 
 #include "core/graph.hpp"
 #include "core/options.hpp"
+#include "loaders/loader_registry.hpp"
 
 namespace mo {
 
@@ -18,5 +19,8 @@ std::unique_ptr<Graph> load_onnx(const std::string& path, const ConversionOption
 
 // True when the file looks like an ONNX model (used to guess --framework).
 bool looks_like_onnx(const std::string& path);
+
+// Registers the ONNX loader (framework "onnx").
+void register_onnx_loader(LoaderRegistry& r);
 
 }  // namespace mo

@@ -16,21 +16,22 @@ TEST(OnnxExtract, UnsupportedOpsAreListedAllAtOnceWithNodeNames) {
     m.node("Bar", {"c"}, {"y"}, {}, "bar_1");
     m.output("y");
     std::string e = extract_error(m, "unsupported.onnx");
-    EXPECT_NE(e.find("2 ONNX op type(s) are not supported"), std::string::npos) << e;
-    EXPECT_NE(e.find("Foo (opset 13): foo_1, foo_2"), std::string::npos) << e;
-    EXPECT_NE(e.find("Bar (opset 13): bar_1"), std::string::npos) << e;
+    EXPECT_NE(e.find("2 op type(s) are not supported"), std::string::npos) << e;
+    EXPECT_NE(e.find("onnx Foo (opset 13): foo_1, foo_2"), std::string::npos) << e;
+    EXPECT_NE(e.find("onnx Bar (opset 13): bar_1"), std::string::npos) << e;
     EXPECT_EQ(e.find("relu"), std::string::npos) << e;
 }
 
 TEST(OnnxExtract, ExtractorsAreChosenByOpsetRange) {
-    OnnxExtractorRegistry r;
+    ExtractorRegistry r;
     register_onnx_extractors(r);
-    EXPECT_NE(r.find("", "Clip", 6), r.find("", "Clip", 11));
-    EXPECT_EQ(r.find("", "Erf", 7), nullptr);  // Erf appeared in opset 9
-    EXPECT_NE(r.find("", "Erf", 9), nullptr);
-    EXPECT_EQ(r.find("com.example", "Relu", 13), nullptr);
-    EXPECT_EQ(r.find("", "Add", 6), nullptr);  // the legacy broadcast attribute is not handled
-    EXPECT_NE(r.find("", "Add", 7), nullptr);
+    EXPECT_NE(r.find("onnx", "", "Clip", 6), r.find("onnx", "", "Clip", 11));
+    EXPECT_EQ(r.find("onnx", "", "Erf", 7), nullptr);  // Erf appeared in opset 9
+    EXPECT_NE(r.find("onnx", "", "Erf", 9), nullptr);
+    EXPECT_EQ(r.find("onnx", "com.example", "Relu", 13), nullptr);
+    EXPECT_EQ(r.find("tflite", "", "Relu", 13), nullptr);
+    EXPECT_EQ(r.find("onnx", "", "Add", 6), nullptr);  // the legacy broadcast attribute is not handled
+    EXPECT_NE(r.find("onnx", "", "Add", 7), nullptr);
 }
 
 TEST(OnnxExtract, ConvWithBiasIsConvolutionPlusReshapedBias) {

@@ -15,9 +15,9 @@ namespace mo::test {
 
 inline std::unique_ptr<Graph> convert_onnx(const OnnxModelBuilder& m, const std::string& file) {
     auto g = load_onnx(m.save(file), ConversionOptions{}, builtin_ops());
-    OnnxExtractorRegistry r;
+    ExtractorRegistry r;
     register_onnx_extractors(r);
-    extract_onnx(*g, r);
+    extract(*g, r);
     return g;
 }
 

@@ -24,9 +24,9 @@ using test::values;
 
 std::unique_ptr<Graph> load_extracted(const std::string& path, const ConversionOptions& options) {
     auto graph = load_onnx(path, options, test::builtin_ops());
-    OnnxExtractorRegistry extractors;
+    ExtractorRegistry extractors;
     register_onnx_extractors(extractors);
-    extract_onnx(*graph, extractors);
+    extract(*graph, extractors);
     return graph;
 }
 

@@ -1,6 +1,6 @@
-// What an ONNX extractor sees: the FrameworkNode, its NodeProto with typed attribute getters
-// (ONNX defaults are passed by the caller, per opset), its inputs, and helpers that build
-// the canonical ops replacing it. Names of added nodes derive from the ONNX node name.
+// What an extractor sees: the FrameworkNode, typed getters for its attributes (the framework's
+// defaults are passed by the caller, per opset), its inputs, and helpers that build the
+// canonical ops replacing it. Names of added nodes derive from the framework node's name.
 #pragma once
 
 #include <string>
@@ -8,19 +8,17 @@
 #include <vector>
 
 #include "core/graph.hpp"
-#include "extractors/onnx/onnx_extractors.hpp"
-
-namespace onnx { class AttributeProto; }
+#include "extractors/extractor_registry.hpp"
 
 namespace mo {
 
-class OnnxExtractContext {
+class ExtractContext {
 public:
-    OnnxExtractContext(Graph& graph, Node node);
+    ExtractContext(Graph& graph, Node node);
 
     Graph& graph() const { return graph_; }
     Node node() const { return node_; }  // the FrameworkNode being extracted
-    const onnx::NodeProto& proto() const { return *proto_; }
+    const FrameworkInfo& framework() const { return node_.framework(); }
     int64_t opset() const { return node_.framework().opset; }
     const std::string& name() const { return name_; }
 
@@ -36,7 +34,7 @@ public:
     std::vector<std::string> strings(std::string_view attr, std::vector<std::string> def = {}) const;
     Tensor tensor(std::string_view attr) const;
 
-    // Inputs of the ONNX node (an empty name in the NodeProto is an absent input).
+    // Inputs of the framework node (an absent optional input is an unconnected port).
     size_t input_count() const { return node_.input_count(); }
     bool has_input(size_t i) const { return i < node_.input_count() && node_.in(i).connected(); }
     OutPort input(size_t i) const;                 // fails when absent
@@ -46,8 +44,8 @@ public:
     // True when output j exists and something (a node or a Result) consumes it.
     bool output_used(size_t j) const;
 
-    // Builders. `suffix` names the node "<onnx name>/<suffix>"; an empty suffix gives the
-    // ONNX node name itself (use it for the node that takes over the outputs).
+    // Builders. `suffix` names the node "<node name>/<suffix>"; an empty suffix gives the
+    // framework node's name itself (use it for the node that takes over the outputs).
     Node add(std::string_view type, const std::string& suffix, const std::vector<OutPort>& inputs,
              const AttrMap& attrs = {});
     OutPort op(std::string_view type, const std::string& suffix, const std::vector<OutPort>& inputs,
@@ -67,7 +65,7 @@ public:
     // Turns the FrameworkNode itself into `type`: inputs stay (trailing absent ones are
     // dropped), outputs keep their consumers and names.
     Node become(std::string_view type, const AttrMap& attrs = {});
-    // Hands ONNX output j to `port`: its consumers and tensor names move there.
+    // Hands framework output j to `port`: its consumers and tensor names move there.
     void set_output(size_t j, const OutPort& port);
 
     // Sets an attribute, converting between the equivalent kinds (int/bool/float, string/type).
@@ -81,33 +79,14 @@ public:
     [[noreturn]] void unsupported(const std::string& what) const;
 
 private:
-    const onnx::AttributeProto* find(std::string_view attr) const;
-    const onnx::AttributeProto& get(std::string_view attr, int type) const;
+    std::optional<FrameworkAttr> find(std::string_view attr) const;
+    // The attribute's value; fails when it is absent or of another kind.
+    template <typename T> T get(std::string_view attr) const;
 
     Graph& graph_;
     Node node_;
-    const onnx::NodeProto* proto_;
     std::string name_;
     std::vector<Node> created_;
 };
-
-// Registration of each family (one .cpp per family).
-void register_onnx_eltwise(OnnxExtractorRegistry& r);
-void register_onnx_conv(OnnxExtractorRegistry& r);
-void register_onnx_pooling(OnnxExtractorRegistry& r);
-void register_onnx_normalization(OnnxExtractorRegistry& r);
-void register_onnx_reduction(OnnxExtractorRegistry& r);
-void register_onnx_shape(OnnxExtractorRegistry& r);
-void register_onnx_data(OnnxExtractorRegistry& r);
-void register_onnx_softmax(OnnxExtractorRegistry& r);
-void register_onnx_resize(OnnxExtractorRegistry& r);
-void register_onnx_rnn(OnnxExtractorRegistry& r);
-void register_onnx_loss(OnnxExtractorRegistry& r);
-void register_onnx_matrix(OnnxExtractorRegistry& r);
-void register_onnx_einsum_unique(OnnxExtractorRegistry& r);
-void register_onnx_misc(OnnxExtractorRegistry& r);
-void register_onnx_quantization(OnnxExtractorRegistry& r);
-void register_onnx_sampling(OnnxExtractorRegistry& r);
-void register_onnx_detection(OnnxExtractorRegistry& r);
 
 }  // namespace mo

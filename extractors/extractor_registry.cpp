@@ -1,0 +1,135 @@
+// The extractor registry and the framework-neutral extraction driver.
+#include "extractors/extractor_registry.hpp"
+
+#include <map>
+
+#include "core/log.hpp"
+#include "extractors/extract_context.hpp"
+
+namespace mo {
+
+namespace {
+
+std::string describe_key(const Extractor& e) {
+    return e.framework + " op '" + (e.domain.empty() ? "" : e.domain + ".") + e.op_type + "'";
+}
+
+std::string opset_range(int64_t since, int64_t until) {
+    return "opsets " + std::to_string(since) + ".." + (until == INT64_MAX ? "" : std::to_string(until));
+}
+
+}  // namespace
+
+void ExtractorRegistry::add(Extractor e) {
+    MO_ASSERT(e.fn, "extractor without a function: ", describe_key(e));
+    if (e.since_version > e.until_version)
+        throw Error("extractor of " + describe_key(e) + " has an empty opset range", origin_,
+                    "since_version must not exceed until_version");
+    e.origin = origin_;
+    auto& same_key = items_[{e.framework, e.domain, e.op_type}];
+    for (const Extractor& other : same_key)
+        if (e.since_version <= other.until_version && other.since_version <= e.until_version)
+            throw Error("extractor of " + describe_key(e) + " (" + opset_range(e.since_version, e.until_version) +
+                            ") is registered twice: " + other.origin + " already registered " +
+                            opset_range(other.since_version, other.until_version),
+                        e.origin, "give the extractor an opset range the other does not cover, or another domain");
+    same_key.push_back(std::move(e));
+    ++size_;
+}
+
+const Extractor* ExtractorRegistry::find(const std::string& framework, const std::string& domain,
+                                         const std::string& op_type, int64_t opset) const {
+    auto it = items_.find(Key{framework, domain, op_type});
+    if (it == items_.end()) return nullptr;
+    for (const Extractor& e : it->second)
+        if (opset >= e.since_version && opset <= e.until_version) return &e;
+    return nullptr;
+}
+
+size_t ExtractorRegistry::size(const std::string& framework) const {
+    size_t n = 0;
+    for (const auto& [key, list] : items_)
+        if (std::get<0>(key) == framework) n += list.size();
+    return n;
+}
+
+namespace {
+
+const Extractor* extractor_of(const Node& n, const ExtractorRegistry& extractors) {
+    const FrameworkInfo& fw = n.framework();
+    return extractors.find(fw.framework, fw.domain, fw.type, fw.opset);
+}
+
+void report_unsupported(const Graph& graph, const std::vector<Node>& order, const ExtractorRegistry& extractors) {
+    std::map<std::string, std::vector<std::string>> missing;  // "onnx Type (opset N)" -> node names
+    for (const Node& n : order) {
+        if (!n.is("FrameworkNode") || extractor_of(n, extractors)) continue;
+        const auto& fw = n.framework();
+        std::string key = fw.framework + " " + (fw.domain.empty() ? "" : fw.domain + ".") + fw.type + " (opset " +
+                          std::to_string(fw.opset) + ")";
+        missing[key].push_back(n.name());
+    }
+    if (missing.empty()) return;
+    std::string list;
+    for (const auto& [key, names] : missing) {
+        list += "\n  " + key + ": ";
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (i == 8) {
+                list += ", ... (" + std::to_string(names.size()) + " nodes)";
+                break;
+            }
+            list += (i ? ", " : "") + names[i];
+        }
+    }
+    throw Error(std::to_string(missing.size()) + " op type(s) are not supported:" + list, graph.source_path,
+                "add an extractor in a plugin (--extensions, see docs/extending.md), or cut these nodes off with "
+                "--input/--output");
+}
+
+// Infers what is inferable now, so later extractors see ranks and element types where the
+// model makes them known. Failures are left to partial inference, which reports them.
+void try_infer(const Node& n) {
+    if (!n.op().infer) return;
+    try {
+        InferContext ic(n);
+        n.op().infer(ic);
+    } catch (const std::exception&) {
+        for (size_t j = 0; j < n.output_count(); ++j)
+            if (!n.out(j).value()) n.out(j).set_type_and_shape(ElementType::dynamic, PartialShape::dynamic_rank());
+    }
+}
+
+void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
+    ExtractContext ctx(graph, n);
+    try {
+        e.fn(ctx);
+    } catch (const Error& err) {
+        if (err.where().find(ctx.name()) != std::string::npos) throw;
+        throw err.with_context(ctx.where());
+    }
+    bool replaced = n.is("FrameworkNode");
+    if (replaced) {
+        for (size_t j = 0; j < n.output_count(); ++j)
+            MO_ASSERT(!n.out(j).has_targets(), "extractor of ", n.framework().type, " left consumers on output ", j);
+        graph.remove_node(n);
+    } else {
+        try_infer(n);
+    }
+    // Created nodes come in creation order (producers first); a node that became the
+    // canonical op may feed them or consume them, so it is inferred before and after.
+    for (const Node& c : ctx.created()) try_infer(c);
+    if (!replaced && !ctx.created().empty()) try_infer(n);
+}
+
+}  // namespace
+
+void extract(Graph& graph, const ExtractorRegistry& extractors) {
+    std::vector<Node> order = graph.topological_order();
+    report_unsupported(graph, order, extractors);
+    for (const Node& n : order) {
+        if (n.is("FrameworkNode")) run_extractor(graph, n, *extractor_of(n, extractors));
+        else try_infer(n);
+    }
+}
+
+}  // namespace mo

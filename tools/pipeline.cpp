@@ -1,0 +1,32 @@
+#include "tools/pipeline.hpp"
+
+#include "extractors/onnx/onnx_extractors.hpp"
+#include "loaders/onnx/onnx_loader.hpp"
+#include "ops/ops.hpp"
+#include "transforms/transforms.hpp"
+
+namespace mo {
+
+void register_builtins(Registries& r) {
+    register_builtin_ops(r.ops);
+    register_onnx_loader(r.loaders);
+    register_onnx_extractors(r.extractors);
+    register_builtin_transforms(r.transforms);
+}
+
+Pipeline::Pipeline(const ConversionOptions& options) {
+    Registries r = registries();
+    register_builtins(r);
+    plugins = load_plugins(find_plugins(options.extensions), r);
+    transforms.apply_environment();
+}
+
+std::unique_ptr<Graph> Pipeline::load_and_extract(const ConversionOptions& options) const {
+    const Loader& loader = loaders.choose(options.input_model, options.framework);
+    std::unique_ptr<Graph> graph = loader.load(options.input_model, options, ops);
+    if (graph->source_framework.empty()) graph->source_framework = loader.framework;
+    extract(*graph, extractors);
+    return graph;
+}
+
+}  // namespace mo

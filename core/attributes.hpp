@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/element_type.hpp"
 #include "core/shape.hpp"
 
@@ -30,8 +31,8 @@ template <> constexpr AttrKind attr_kind_of<std::vector<double>>() { return Attr
 template <> constexpr AttrKind attr_kind_of<ElementType>() { return AttrKind::Type; }
 template <> constexpr AttrKind attr_kind_of<PartialShape>() { return AttrKind::Shape; }
 
-AttrKind kind_of(const AttrValue& v);  // asserts v is not empty
-std::string_view kind_name(AttrKind k);
+MO_API AttrKind kind_of(const AttrValue& v);  // asserts v is not empty
+MO_API std::string_view kind_name(AttrKind k);
 
 // One declared attribute of an op.
 struct AttrSpec {

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/api.hpp"
+
 namespace mo {
 
 enum class ElementType : uint8_t {
@@ -13,20 +15,20 @@ enum class ElementType : uint8_t {
 };
 
 // Bits per element (u1 = 1, i4/u4 = 4, others multiples of 8; dynamic/string = 0).
-size_t bit_width(ElementType t);
+MO_API size_t bit_width(ElementType t);
 // Bytes needed for `count` elements, packing sub-byte types.
-size_t byte_size(ElementType t, size_t count);
-bool is_float(ElementType t);
-bool is_signed_int(ElementType t);
-bool is_unsigned_int(ElementType t);
+MO_API size_t byte_size(ElementType t, size_t count);
+MO_API bool is_float(ElementType t);
+MO_API bool is_signed_int(ElementType t);
+MO_API bool is_unsigned_int(ElementType t);
 inline bool is_integral(ElementType t) { return is_signed_int(t) || is_unsigned_int(t); }
 
 // "f32", "i64", "boolean": the spelling of `<data element_type=...>` and destination_type.
-std::string_view ir_name(ElementType t);
+MO_API std::string_view ir_name(ElementType t);
 // "FP32", "I64", "BOOL": the spelling of a port's `precision`.
-std::string_view ir_precision(ElementType t);
+MO_API std::string_view ir_precision(ElementType t);
 // Parses either spelling; throws mo::Error on an unknown name.
-ElementType element_type_from_string(std::string_view s);
+MO_API ElementType element_type_from_string(std::string_view s);
 
 // Maps a C++ scalar type to its element type: element_type_of<float>() == f32.
 template <typename T> constexpr ElementType element_type_of();

@@ -5,11 +5,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/api.hpp"
+
 namespace mo {
 
 // Thrown for bad models, bad flags and unsupported features. `where` names the file,
 // node or op; `hint` tells the user what to do. Invariant violations use MO_ASSERT.
-class Error : public std::runtime_error {
+class MO_API Error : public std::runtime_error {
 public:
     Error(std::string what, std::string where = {}, std::string hint = {});
 
@@ -31,7 +33,7 @@ std::string concat(const Args&... args) {
     (os << ... << args);
     return os.str();
 }
-[[noreturn]] void assert_failed(const char* expr, const char* file, int line, const std::string& msg);
+[[noreturn]] MO_API void assert_failed(const char* expr, const char* file, int line, const std::string& msg);
 }  // namespace detail
 
 }  // namespace mo

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/tensor.hpp"
 
 namespace mo {
@@ -18,9 +19,9 @@ using FrameworkAttr = std::variant<int64_t, double, std::string, std::vector<int
                                    std::vector<std::string>, Tensor>;
 
 // "int", "float", "string", "ints", "floats", "strings", "tensor": for error messages.
-const char* framework_attr_kind(const FrameworkAttr& value);
+MO_API const char* framework_attr_kind(const FrameworkAttr& value);
 
-class FrameworkAttributes {
+class MO_API FrameworkAttributes {
 public:
     virtual ~FrameworkAttributes() = default;
     // The attribute, or nullopt when the node has none of that name. Throws mo::Error when

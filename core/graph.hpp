@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/attributes.hpp"
 #include "core/error.hpp"
 #include "core/framework_attributes.hpp"
@@ -48,7 +49,7 @@ struct FrameworkInfo {
 // rt_info key (version "0"): this op must stay in f32 (see Node::rt_info).
 inline constexpr const char* kDisableFp16Compression = "disable_fp16_compression";
 
-class Node {
+class MO_API Node {
 public:
     Node() = default;
     explicit Node(NodeData* d) : d_(d) {}
@@ -103,7 +104,7 @@ private:
     NodeData* d_ = nullptr;
 };
 
-class OutPort {
+class MO_API OutPort {
 public:
     OutPort() = default;
     OutPort(Node n, size_t i) : node_(n), index_(i) {}
@@ -131,7 +132,7 @@ private:
     size_t index_ = 0;
 };
 
-class InPort {
+class MO_API InPort {
 public:
     InPort() = default;
     InPort(Node n, size_t i) : node_(n), index_(i) {}
@@ -155,7 +156,7 @@ private:
     size_t index_ = 0;
 };
 
-class Graph {
+class MO_API Graph {
 public:
     explicit Graph(const OpRegistry& ops);
     ~Graph();
@@ -217,7 +218,7 @@ private:
 };
 
 // What an op's shape inference sees and sets.
-class InferContext {
+class MO_API InferContext {
 public:
     explicit InferContext(Node n) : node(n) {}
     Node node;

@@ -4,17 +4,18 @@
 #include <string>
 #include <string_view>
 
+#include "core/api.hpp"
 #include "core/error.hpp"
 
 namespace mo {
 
 enum class LogLevel { Error = 0, Warning = 1, Info = 2, Debug = 3 };
 
-void set_log_level(LogLevel level);
-LogLevel log_level();
+MO_API void set_log_level(LogLevel level);
+MO_API LogLevel log_level();
 // Parses ERROR, WARNING, INFO, DEBUG (case-insensitive); throws mo::Error otherwise.
-LogLevel parse_log_level(std::string_view text);
-void log_message(LogLevel level, const std::string& text);
+MO_API LogLevel parse_log_level(std::string_view text);
+MO_API void log_message(LogLevel level, const std::string& text);
 inline bool log_enabled(LogLevel level) { return static_cast<int>(level) <= static_cast<int>(log_level()); }
 
 }  // namespace mo

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/attributes.hpp"
 #include "core/tensor.hpp"
 
@@ -24,7 +25,7 @@ using InferFn = std::function<void(InferContext&)>;
 // input). Follows the OpenVINO opset semantics; used by constant folding and validation.
 using EvalFn = std::function<std::vector<Tensor>(const Node&, const std::vector<Tensor>& inputs)>;
 
-struct OpSchema {
+struct MO_API OpSchema {
     std::string type;        // canonical name used in code and tests, e.g. "Relu", "Constant"
     std::string ir_type;     // spelling in <layer type=...>, e.g. "ReLU", "Const"; empty: internal op
     std::string ir_version;  // "opset1", ...; empty for internal ops
@@ -42,7 +43,7 @@ struct OpSchema {
 };
 
 // All op schemas known to this run: the built-in ones (ops/) and those plugins add.
-class OpRegistry {
+class MO_API OpRegistry {
 public:
     // Adds a schema; throws mo::Error if the type is already registered.
     void add(OpSchema schema);

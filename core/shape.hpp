@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
+
 namespace mo {
 
 using Shape = std::vector<int64_t>;  // a fully static shape
-int64_t shape_size(const Shape& s);  // product of dims (1 for a scalar)
+MO_API int64_t shape_size(const Shape& s);  // product of dims (1 for a scalar)
 
-class Dimension {
+class MO_API Dimension {
 public:
     static constexpr int64_t kUnbounded = -1;
 
@@ -48,7 +50,7 @@ private:
     int64_t max_ = kUnbounded;
 };
 
-class PartialShape {
+class MO_API PartialShape {
 public:
     PartialShape() = default;  // rank 0 (scalar)
     PartialShape(std::initializer_list<Dimension> dims) : dims_(dims) {}
@@ -81,8 +83,8 @@ private:
 };
 
 // Numpy-style broadcast of two partial shapes; throws mo::Error when incompatible.
-PartialShape broadcast_numpy(const PartialShape& a, const PartialShape& b);
+MO_API PartialShape broadcast_numpy(const PartialShape& a, const PartialShape& b);
 // Normalises a possibly negative axis against `rank`; throws mo::Error when out of range.
-int64_t normalize_axis(int64_t axis, int64_t rank);
+MO_API int64_t normalize_axis(int64_t axis, int64_t rank);
 
 }  // namespace mo

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/element_type.hpp"
 #include "core/mapped_file.hpp"
 #include "core/shape.hpp"
@@ -18,7 +19,7 @@
 namespace mo {
 
 // Read-only bytes with an owner. Subclasses own a vector or keep a file mapping alive.
-class Buffer {
+class MO_API Buffer {
 public:
     virtual ~Buffer() = default;
     const std::byte* data() const { return data_; }
@@ -35,7 +36,7 @@ protected:
 
 // A buffer that owns its bytes. Large ones come straight from the kernel (zero pages, huge
 // pages where allowed) so that allocating a big folded or compressed weight costs no memset.
-class OwnedBuffer final : public Buffer {
+class MO_API OwnedBuffer final : public Buffer {
 public:
     explicit OwnedBuffer(std::vector<std::byte> bytes);
     explicit OwnedBuffer(size_t size);  // zero-filled
@@ -51,7 +52,7 @@ private:
 
 // A view of `size` bytes at `data` that keeps their owner alive: a mapped file (weights read
 // from the model) or any other owner (e.g. a parsed protobuf message).
-class ViewBuffer final : public Buffer {
+class MO_API ViewBuffer final : public Buffer {
 public:
     ViewBuffer(std::shared_ptr<const MappedFile> file, const std::byte* data, size_t size);
     ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size);
@@ -62,7 +63,7 @@ private:
     std::shared_ptr<const void> owner_;
 };
 
-class Tensor {
+class MO_API Tensor {
 public:
     Tensor() = default;
     // Wraps an existing buffer; checks the buffer is large enough for type x shape.

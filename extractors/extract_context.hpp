@@ -7,12 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/graph.hpp"
 #include "extractors/extractor_registry.hpp"
 
 namespace mo {
 
-class ExtractContext {
+class MO_API ExtractContext {
 public:
     ExtractContext(Graph& graph, Node node);
 

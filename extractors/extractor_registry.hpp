@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/graph.hpp"
 
 namespace mo {
@@ -27,7 +28,7 @@ struct Extractor {
     std::string origin = "built-in";  // set by the registry: "built-in" or the plugin's file
 };
 
-class ExtractorRegistry {
+class MO_API ExtractorRegistry {
 public:
     // Throws mo::Error when an extractor for the same (framework, domain, op type) already
     // covers one of these opsets: a second registration never silently wins.
@@ -49,6 +50,6 @@ private:
 
 // Runs the extractor of every FrameworkNode. Nodes without an extractor are collected first
 // and reported in one mo::Error listing each op type with its node names.
-void extract(Graph& graph, const ExtractorRegistry& extractors);
+MO_API void extract(Graph& graph, const ExtractorRegistry& extractors);
 
 }  // namespace mo

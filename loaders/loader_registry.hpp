@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/graph.hpp"
 #include "core/options.hpp"
 
@@ -27,7 +28,7 @@ struct Loader {
     std::string origin = "built-in";  // set by the registry: "built-in" or the plugin's file
 };
 
-class LoaderRegistry {
+class MO_API LoaderRegistry {
 public:
     // Throws mo::Error when the framework name or one of the extensions is taken.
     void add(Loader loader);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/api.hpp"
 #include "core/options.hpp"
 
 namespace mo {
@@ -14,10 +15,10 @@ struct ConversionResult {
     size_t bin_bytes = 0;
 };
 
-ConversionResult convert(const ConversionOptions& options);
+MO_API ConversionResult convert(const ConversionOptions& options);
 
 // `mo --list_transformations`: the registry in run order after plugins, environment switches
 // and --transformations_config, one tab-separated line each: id, phase, enabled, origin.
-std::string list_transformations(const ConversionOptions& options);
+MO_API std::string list_transformations(const ConversionOptions& options);
 
 }  // namespace mo

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "include/mo/plugin.hpp"
+#include <mo/plugin.hpp>
 
 namespace mo {
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/api.hpp"
 #include "core/options.hpp"
 #include "tools/cli.hpp"
 #include "tools/convert.hpp"
@@ -22,8 +23,8 @@ struct ConversionValidation {
 // 1.9e-4 on logits up to 6.9); an f16-compressed IR atol 5e-2 / rtol
 // 5e-2, since f16 weights change the outputs by design (this bound catches structural errors,
 // not f16 rounding). Throws mo::Error for unreadable files or mismatched counts.
-Tolerance validation_tolerance(const ConversionOptions& options);
-ConversionValidation validate_conversion(const ConversionOptions& options, const ConversionResult& result,
+MO_API Tolerance validation_tolerance(const ConversionOptions& options);
+MO_API ConversionValidation validate_conversion(const ConversionOptions& options, const ConversionResult& result,
                                          const ValidationRequest& request);
 
 }  // namespace mo

@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
 #include "transforms/transformation.hpp"
 
 namespace mo {
 
-class TransformRegistry {
+class MO_API TransformRegistry {
 public:
     TransformRegistry();  // registers the six anchors
 

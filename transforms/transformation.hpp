@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/graph.hpp"
 #include "core/options.hpp"
 
@@ -27,7 +28,7 @@ struct TransformContext {
     const ConversionOptions& options;
 };
 
-class Transformation {
+class MO_API Transformation {
 public:
     virtual ~Transformation() = default;
     virtual std::string id() const = 0;
@@ -52,7 +53,7 @@ public:
 // A local rewrite rooted at nodes of the given op types: the driver offers it each such node
 // (in topological order, skipping nodes removed meanwhile). matches() is cheap and has no side
 // effects; apply() returns whether it changed the graph. "No match" is false, not an error.
-class OpTransformation : public Transformation {
+class MO_API OpTransformation : public Transformation {
 public:
     virtual std::vector<std::string> op_types() const = 0;
     virtual bool matches(Node) const { return true; }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/graph.hpp"
 #include "validate/validate.hpp"
 
@@ -39,6 +40,6 @@ struct RunResult {
 // Throws mo::Error for unknown parameter names, a parameter bound twice, more positional
 // files than parameters, unreadable .npy files, or a reference count that differs from the
 // output count.
-RunResult run_model(const Graph& graph, const RunOptions& options);
+MO_API RunResult run_model(const Graph& graph, const RunOptions& options);
 
 }  // namespace mo

@@ -6,13 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "core/api.hpp"
 #include "core/graph.hpp"
 #include "validate/compare.hpp"
 #include "validate/evaluator.hpp"
 
 namespace mo {
 
-struct ValidationReport {
+struct MO_API ValidationReport {
     std::vector<Comparison> outputs;  // one per Result, in graph.results() order
     bool ok() const;
     // One line per output (format_comparison), newline-separated.

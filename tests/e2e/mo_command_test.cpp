@@ -1,33 +1,17 @@
 // Runs the built `mo` binary as a user would: exit codes, messages, files left behind.
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
 #include "emit/ir_test_util.hpp"
+#include "support/run_command.hpp"
 
 namespace mo {
 namespace {
 
-struct MoRun {
-    int exit_code;
-    std::string output;  // stdout and stderr
-};
-
-MoRun run_command(const std::string& binary, const std::string& args) {
-    std::string cmd = binary + " " + args + " 2>&1";
-    MoRun r{-1, {}};
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    int status = ::pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using MoRun = test::CommandResult;
+using test::run_command;
 
 MoRun run_mo(const std::string& args) { return run_command(MO_BINARY, args); }
 

@@ -1,0 +1,36 @@
+# cmake --install: the tools, libmo, the headers of the plugin API, the CMake package
+# (find_package(mo), mo_add_plugin) and the plugin directory `mo` loads by itself.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(MO_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/mo)
+set(MO_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mo)
+# Must stay <libdir of libmo>/mo/plugins: installed_plugin_dir() derives it from libmo's path.
+set(MO_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/mo/plugins)
+
+# The plugin API: these headers and nothing else of the tree.
+set(MO_PUBLIC_HEADERS
+  core/api.hpp core/attributes.hpp core/element_type.hpp core/error.hpp core/float16.hpp
+  core/framework_attributes.hpp core/graph.hpp core/log.hpp core/mapped_file.hpp core/op_schema.hpp
+  core/options.hpp core/shape.hpp core/tensor.hpp
+  extractors/extract_context.hpp extractors/extractor_registry.hpp
+  loaders/loader_registry.hpp
+  transforms/registry.hpp transforms/transformation.hpp)
+foreach(header ${MO_PUBLIC_HEADERS})
+  get_filename_component(dir ${header} DIRECTORY)
+  install(FILES ${header} DESTINATION ${MO_INSTALL_INCLUDEDIR}/${dir})
+endforeach()
+install(FILES include/mo/plugin.hpp DESTINATION ${MO_INSTALL_INCLUDEDIR}/mo)
+
+install(TARGETS mo mo-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mo_shared EXPORT moTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${MO_INSTALL_INCLUDEDIR})
+install(DIRECTORY DESTINATION ${MO_INSTALL_PLUGINDIR})
+
+install(EXPORT moTargets NAMESPACE mo:: DESTINATION ${MO_INSTALL_CMAKEDIR})
+configure_package_config_file(cmake/moConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/moConfig.cmake
+  INSTALL_DESTINATION ${MO_INSTALL_CMAKEDIR} PATH_VARS MO_INSTALL_PLUGINDIR)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/moConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/moConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/moConfigVersion.cmake
+  cmake/mo_plugin.cmake DESTINATION ${MO_INSTALL_CMAKEDIR})

@@ -1,0 +1,74 @@
+// An example mo plugin. It adds
+//  * the op ScaledTanh, y = alpha * tanh(beta * x), with shape inference and evaluation, written
+//    to the IR as an extension op of version "example_opset" (not an OpenVINO opset op: the
+//    runtime needs a matching extension to run it);
+//  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta);
+//  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh.
+#include <mo/plugin.hpp>
+
+#include <cmath>
+#include <memory>
+
+namespace {
+
+void infer_scaled_tanh(mo::InferContext& c) {
+    mo::ElementType t = c.in_type(0);
+    if (t != mo::ElementType::f32 && t != mo::ElementType::dynamic)
+        c.fail("takes an f32 input, not " + std::string(mo::ir_name(t)), "convert the input to f32 first");
+    c.set_output(0, t, c.in_shape(0));
+}
+
+std::vector<mo::Tensor> evaluate_scaled_tanh(const mo::Node& node, const std::vector<mo::Tensor>& inputs) {
+    const mo::Tensor& x = inputs[0];
+    if (x.type() != mo::ElementType::f32)
+        throw mo::Error("ScaledTanh evaluates f32 tensors only", node.describe());
+    const double alpha = node.attr<double>("alpha"), beta = node.attr<double>("beta");
+    mo::Tensor y = mo::Tensor::allocate(mo::ElementType::f32, x.shape());
+    const float* in = x.data<float>();
+    float* out = y.mutable_data<float>();
+    for (size_t i = 0; i < x.size(); ++i) out[i] = static_cast<float>(alpha * std::tanh(beta * in[i]));
+    return {y};
+}
+
+mo::OpSchema scaled_tanh_schema() {
+    mo::OpSchema s;
+    s.type = "ScaledTanh";           // the name in code and in extractors
+    s.ir_type = "ScaledTanh";        // <layer type="ScaledTanh" ...>
+    s.ir_version = "example_opset";  // <layer ... version="example_opset">
+    s.min_inputs = s.max_inputs = 1;
+    s.num_outputs = 1;
+    s.attrs = {{"alpha", mo::AttrKind::Float, 1.0}, {"beta", mo::AttrKind::Float, 1.0}};
+    s.infer = infer_scaled_tanh;
+    s.eval = evaluate_scaled_tanh;
+    return s;
+}
+
+void extract_scaled_tanh(mo::ExtractContext& c) {
+    c.become("ScaledTanh", {{"alpha", c.f("alpha", 1.0)}, {"beta", c.f("beta", 1.0)}});
+}
+
+// Replaces ScaledTanh(x) with alpha = beta = 1 by the opset's Tanh(x).
+class ScaledTanhToTanh final : public mo::OpTransformation {
+public:
+    std::string id() const override { return "ExampleScaledTanhToTanh"; }
+    mo::Phase phase() const override { return mo::Phase::Middle; }
+    std::vector<std::string> run_after() const override { return {"PartialInference"}; }
+    std::vector<std::string> op_types() const override { return {"ScaledTanh"}; }
+    bool matches(mo::Node n) const override { return n.attr<double>("alpha") == 1.0 && n.attr<double>("beta") == 1.0; }
+    bool apply(mo::Node n, const mo::TransformContext&) override {
+        mo::Graph& g = n.graph();
+        mo::Node tanh = g.add_op("Tanh", n.name() + "/tanh", {n.in(0).src()});
+        g.replace(n, tanh);  // tanh takes over the consumers, the tensor names and the node name
+        return true;
+    }
+};
+
+void register_example_ops(mo::Registries& r) {
+    r.ops.add(scaled_tanh_schema());
+    r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
+    r.transforms.add(std::make_unique<ScaledTanhToTanh>());
+}
+
+}  // namespace
+
+MO_DEFINE_PLUGIN("example_ops", "1.0", register_example_ops)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The install tree as a plugin author uses it: install mo into a temporary prefix, build the
+# example plugin of docs/extending.md out of tree with find_package(mo), drop it into the
+# installed plugin directory, and convert + validate the example model with the installed mo.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+example=$src/plugins/example_ops
+
+cmake --install "$build" --prefix "$prefix" > "$tmp/install.log"
+cmake -S "$example" -B "$tmp/plugin-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log"
+cmake --build "$tmp/plugin-build" > "$tmp/build.log"
+plugin_dir=$(find "$prefix" -type d -path '*/mo/plugins')
+[ -n "$plugin_dir" ] || { echo "FAIL: no installed plugin directory under $prefix"; exit 1; }
+cp "$tmp/plugin-build/libmo_example_ops.so" "$plugin_dir/"
+
+listing=$("$prefix/bin/mo" --list_transformations)
+printf '%s\n' "$listing" | grep -qxF "$(printf 'ExampleScaledTanhToTanh\tmiddle\tyes\t%s' "$plugin_dir/libmo_example_ops.so")" ||
+  { echo "FAIL: the dropped-in plugin's transformation is not listed:"; echo "$listing"; exit 1; }
+
+"$prefix/bin/mo" --input_model "$example/scaled_tanh.prototxt" --output_dir "$tmp/out" --compress_to_fp16=False \
+  --validate_inputs "$example/x.npy" --validate_outputs "$example/y.npy"
+grep -q '<layer id="[0-9]*" name="scaled_tanh" type="ScaledTanh" version="example_opset"' "$tmp/out/scaled_tanh.xml" ||
+  { echo "FAIL: no ScaledTanh extension layer in the IR"; grep '<layer' "$tmp/out/scaled_tanh.xml"; exit 1; }
+"$prefix/bin/mo-run" "$tmp/out/scaled_tanh.xml" --inputs "$example/x.npy" --reference "$example/y.npy"
+echo "install test passed"

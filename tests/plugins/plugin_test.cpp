@@ -1,0 +1,173 @@
+// The plugin mechanism through the real `mo`: the example plugin's op, extractor and
+// transformation (plugins/example_ops), where plugins are found, and every way a plugin can
+// be wrong (tests/plugins/faulty_plugin.cpp), each a clear error that leaves nothing behind.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <pugixml.hpp>
+
+#include "emit/ir_test_util.hpp"
+#include "support/onnx_model_builder.hpp"
+#include "support/run_command.hpp"
+#include "validate/npy.hpp"
+
+namespace mo {
+namespace {
+
+using test::CommandResult;
+using test::OnnxModelBuilder;
+
+const std::string kPlugin = MO_EXAMPLE_PLUGIN;
+
+std::string faulty(const std::string& name) {
+    return std::string(MO_FAULTY_PLUGIN_DIR) + "/libmo_faulty_" + name + ".so";
+}
+
+CommandResult run_mo(const std::string& args, const std::string& env = {}) {
+    return test::run_command((env.empty() ? "" : env + " ") + MO_BINARY, args);
+}
+
+// x (f32 [4]) -> com.example.ScaledTanh(alpha, beta) -> y
+std::string scaled_tanh_model(const test::ScratchDir& dir, double alpha, double beta) {
+    OnnxModelBuilder m(13);
+    m.import("com.example", 1);
+    m.input("x", {4});
+    m.node("ScaledTanh", {"x"}, {"y"}, {{"alpha", alpha}, {"beta", beta}}, "st", "com.example");
+    m.output("y");
+    return m.save(dir.file("scaled_tanh.onnx"));
+}
+
+// type -> count of <layer type=...> in an IR.
+std::map<std::string, int> layer_types(const std::string& xml_path) {
+    pugi::xml_document doc;
+    EXPECT_TRUE(doc.load_file(xml_path.c_str())) << xml_path;
+    std::map<std::string, int> types;
+    for (auto l : doc.child("net").child("layers").children("layer")) ++types[l.attribute("type").value()];
+    return types;
+}
+
+TEST(Plugin, CustomOnnxOpBecomesAnExtensionOpThatValidates) {
+    test::ScratchDir dir("plugin");
+    std::string model = scaled_tanh_model(dir, 2.0, 0.5);
+    // The reference, worked by hand: 2 * tanh(0.5 * x).
+    const std::vector<float> x{-1.f, 0.f, 0.5f, 3.f};
+    std::vector<float> y;
+    for (float v : x) y.push_back(static_cast<float>(2.0 * std::tanh(0.5 * v)));
+    write_npy(dir.file("x.npy"), Tensor::from_vector<float>(x, {4}));
+    write_npy(dir.file("y.npy"), Tensor::from_vector<float>(y, {4}));
+    write_npy(dir.file("wrong.npy"), Tensor::from_vector<float>({y[0], y[1], y[2], y[3] + 0.01f}, {4}));
+
+    // f32 weights: validation's tight tolerance (atol 5e-4, rtol 1e-4).
+    CommandResult r = run_mo("--input_model " + model + " --compress_to_fp16=False --output_dir " + dir.file("out") +
+                             " --extensions " + kPlugin + " --validate_inputs " + dir.file("x.npy") + " --validate_outputs " +
+                             dir.file("y.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[ VALIDATE ] passed"), std::string::npos) << r.output;
+    pugi::xml_document doc;
+    ASSERT_TRUE(doc.load_file(dir.file("out/scaled_tanh.xml").c_str()));
+    auto layer = doc.select_node("//layer[@type='ScaledTanh']").node();
+    ASSERT_TRUE(layer) << "no ScaledTanh layer";
+    EXPECT_STREQ(layer.attribute("version").value(), "example_opset");
+    EXPECT_DOUBLE_EQ(layer.child("data").attribute("alpha").as_double(), 2.0);
+    EXPECT_DOUBLE_EQ(layer.child("data").attribute("beta").as_double(), 0.5);
+
+    // The plugin's evaluation is what validation compares: a wrong reference fails.
+    r = run_mo("--input_model " + model + " --compress_to_fp16=False --output_dir " + dir.file("out2") + " --extensions " + kPlugin +
+               " --validate_inputs " + dir.file("x.npy") + " --validate_outputs " + dir.file("wrong.npy"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
+}
+
+TEST(Plugin, WithoutThePluginTheCustomOpIsNotSupported) {
+    test::ScratchDir dir("plugin");
+    CommandResult r = run_mo("--input_model " + scaled_tanh_model(dir, 2.0, 0.5) + " --output_dir " + dir.file("out"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("onnx com.example.ScaledTanh (opset 1): st"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
+TEST(Plugin, TransformationRunsInItsOrderAndIsSwitchedOffByEnvironment) {
+    test::ScratchDir dir("plugin");
+    std::string model = scaled_tanh_model(dir, 1.0, 1.0);
+    CommandResult r = run_mo("--input_model " + model + " --output_dir " + dir.file("on") + " --extensions " + kPlugin);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto on = layer_types(dir.file("on/scaled_tanh.xml"));
+    EXPECT_EQ(on["Tanh"], 1);
+    EXPECT_EQ(on.count("ScaledTanh"), 0u);
+
+    r = run_mo("--input_model " + model + " --output_dir " + dir.file("off") + " --extensions " + kPlugin,
+               "MO_DISABLED_TRANSFORMS=ExampleScaledTanhToTanh");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto off = layer_types(dir.file("off/scaled_tanh.xml"));
+    EXPECT_EQ(off["ScaledTanh"], 1);
+    EXPECT_EQ(off.count("Tanh"), 0u);
+}
+
+TEST(Plugin, ListTransformationsShowsOrderStateAndOrigin) {
+    CommandResult r = run_mo("--list_transformations --extensions " + kPlugin,
+                             "MO_DISABLED_TRANSFORMS=ExampleScaledTanhToTanh");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    size_t inference = r.output.find("PartialInference\tmiddle\tyes\tbuilt-in\n");
+    size_t example = r.output.find("ExampleScaledTanhToTanh\tmiddle\tno\t" + kPlugin + "\n");
+    ASSERT_NE(inference, std::string::npos) << r.output;
+    ASSERT_NE(example, std::string::npos) << r.output;
+    EXPECT_LT(inference, example) << "run_after PartialInference";
+}
+
+TEST(Plugin, FoundThroughDirectoriesAndEnvironmentAndLoadedOnce) {
+    std::string dir = std::filesystem::path(kPlugin).parent_path().string();
+    // Named three times: as a file, through its directory and through MO_PLUGIN_PATH.
+    CommandResult r = run_mo("--list_transformations --extensions " + kPlugin + "," + dir, "MO_PLUGIN_PATH=" + kPlugin);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("ExampleScaledTanhToTanh"), std::string::npos) << r.output;
+    r = run_mo("--list_transformations", "MO_PLUGIN_PATH=/nonexistent:" + dir);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("plugin library or directory not found"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("/nonexistent (from MO_PLUGIN_PATH)"), std::string::npos) << r.output;
+}
+
+struct FaultCase {
+    std::string plugin;
+    std::vector<std::string> fragments;
+};
+
+TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
+    const std::vector<FaultCase> cases = {
+        {"no_entry", {"not a mo plugin", "mo_get_plugin_info"}},
+        {"abi", {"plugin ABI version 1001", "this mo has version 1", "rebuild the plugin"}},
+        {"throws", {"plugin registration failed: cannot register: the licence file is missing",
+                    "install the licence file"}},
+        {"clash_op", {"op type 'Relu' is registered twice (first by built-in)"}},
+        {"clash_extractor", {"extractor of onnx op 'Relu' (opsets 6..6) is registered twice", "built-in"}},
+        {"clash_transformation", {"transformation id 'PartialInference' is registered twice (first by built-in)"}},
+        {"needs_dependency", {"plugin library does not load", "libmo_test_absent_dependency.so"}},
+    };
+    test::ScratchDir dir("plugin");
+    std::string model = scaled_tanh_model(dir, 2.0, 0.5);
+    for (const FaultCase& c : cases) {
+        SCOPED_TRACE(c.plugin);
+        std::string out = dir.file("out_" + c.plugin);
+        CommandResult r = run_mo("--input_model " + model + " --output_dir " + out + " --extensions " +
+                                 kPlugin + "," + faulty(c.plugin));
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_NE(r.output.find(faulty(c.plugin)), std::string::npos) << "names the file: " << r.output;
+        for (const std::string& f : c.fragments) EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
+        EXPECT_FALSE(std::filesystem::exists(out));
+    }
+}
+
+TEST(Plugin, ANonLibraryIsAClearError) {
+    test::ScratchDir dir("plugin");
+    std::ofstream(dir.file("text.so")) << "not a shared library\n";
+    CommandResult r = run_mo("--list_transformations --extensions " + dir.file("text.so"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("plugin library does not load"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(dir.file("text.so")), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace mo

@@ -19,6 +19,7 @@ std::string_view kind_name(AttrKind k) {
     case AttrKind::Floats: return "float[]";
     case AttrKind::Type: return "element_type";
     case AttrKind::Shape: return "shape";
+    case AttrKind::Strings: return "string[]";
     }
     return "?";
 }

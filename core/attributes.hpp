@@ -15,10 +15,10 @@
 
 namespace mo {
 
-enum class AttrKind { Bool, Int, Float, String, Ints, Floats, Type, Shape };
+enum class AttrKind { Bool, Int, Float, String, Ints, Floats, Type, Shape, Strings };
 
 using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, ElementType, PartialShape>;
+                               std::vector<double>, ElementType, PartialShape, std::vector<std::string>>;
 
 // The kind a C++ type stores as; a compile error for anything else.
 template <typename T> constexpr AttrKind attr_kind_of();
@@ -30,6 +30,7 @@ template <> constexpr AttrKind attr_kind_of<std::vector<int64_t>>() { return Att
 template <> constexpr AttrKind attr_kind_of<std::vector<double>>() { return AttrKind::Floats; }
 template <> constexpr AttrKind attr_kind_of<ElementType>() { return AttrKind::Type; }
 template <> constexpr AttrKind attr_kind_of<PartialShape>() { return AttrKind::Shape; }
+template <> constexpr AttrKind attr_kind_of<std::vector<std::string>>() { return AttrKind::Strings; }
 
 MO_API AttrKind kind_of(const AttrValue& v);  // asserts v is not empty
 MO_API std::string_view kind_name(AttrKind k);

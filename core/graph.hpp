@@ -98,9 +98,12 @@ public:
     bool needs_infer() const;
     void set_inferred() const;
 
+private:
+    friend class Graph;
+    friend class InPort;
+    friend class OutPort;
     NodeData* data() const { return d_; }
 
-private:
     NodeData* d_ = nullptr;
 };
 
@@ -207,10 +210,13 @@ public:
     // Keeps loader state alive (protobuf message, mapped file) as long as the graph lives.
     std::vector<std::shared_ptr<const void>> keep_alive;
 
-    struct Impl;
+private:
+    friend class Node;
+    friend class InPort;
+    friend class OutPort;
+    struct Impl;  // the Boost.Graph adjacency list, kept out of this header
     Impl& impl() const { return *impl_; }
 
-private:
     const OpRegistry* ops_;
     std::unique_ptr<Impl> impl_;
     std::vector<Node> parameters_, results_;

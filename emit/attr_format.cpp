@@ -42,6 +42,11 @@ std::string format_attr(const AttrValue& value) {
         std::string operator()(const std::vector<double>& v) const { return format_double_list(v); }
         std::string operator()(ElementType t) const { return std::string(ir_name(t)); }
         std::string operator()(const PartialShape& s) const { return s.to_string(); }
+        std::string operator()(const std::vector<std::string>& v) const {
+            std::string s;
+            for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
+            return s;
+        }
     };
     return std::visit(Formatter{}, value);
 }

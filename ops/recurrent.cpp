@@ -3,9 +3,6 @@
 // states). Gate order: LSTM f, i, c, o; GRU z, r, h; RNN has one gate. Steps at or past sequence_lengths[b] leave the
 // state unchanged and write zeros to Y; the reverse direction runs over each sequence's own
 // length backwards.
-//
-// `activations` is a list of strings in OpenVINO; AttrKind has no string list, so it is stored
-// as one comma-joined string ("sigmoid,tanh,tanh"), which is also its IR spelling.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -24,30 +21,19 @@ struct CellKind {
     Cell cell;
     int64_t gates;  // 4 for LSTM, 3 for GRU, 1 for RNN
     size_t activations;
-    const char* default_activations;
+    std::initializer_list<const char*> default_activations;
     bool lstm() const { return cell == Cell::lstm; }
 };
 
-constexpr CellKind kLstm{"LSTMSequence", Cell::lstm, 4, 3, "sigmoid,tanh,tanh"};
-constexpr CellKind kGru{"GRUSequence", Cell::gru, 3, 2, "sigmoid,tanh"};
-constexpr CellKind kRnn{"RNNSequence", Cell::rnn, 1, 1, "tanh"};
+const CellKind kLstm{"LSTMSequence", Cell::lstm, 4, 3, {"sigmoid", "tanh", "tanh"}};
+const CellKind kGru{"GRUSequence", Cell::gru, 3, 2, {"sigmoid", "tanh"}};
+const CellKind kRnn{"RNNSequence", Cell::rnn, 1, 1, {"tanh"}};
 
 // Input positions differ: only the LSTM has a cell state.
 struct Inputs {
     size_t x = 0, h = 1, c = 2, lengths = 3, w = 4, r = 5, b = 6;
 };
 Inputs inputs_of(const CellKind& k) { return k.lstm() ? Inputs{} : Inputs{0, 1, SIZE_MAX, 2, 3, 4, 5}; }
-
-std::vector<std::string> split_activations(const std::string& joined) {
-    std::vector<std::string> names;
-    std::stringstream ss(joined);
-    for (std::string item; std::getline(ss, item, ',');) {
-        item.erase(0, item.find_first_not_of(' '));
-        item.erase(item.find_last_not_of(' ') + 1);
-        names.push_back(item);
-    }
-    return names;
-}
 
 // One activation function. activations_alpha/beta are kept on the node for the IR but the
 // three supported functions take no parameters.
@@ -61,11 +47,11 @@ struct Activation {
 };
 
 std::vector<Activation> read_activations(const Node& n, const CellKind& k) {
-    auto names = split_activations(n.attr<std::string>("activations"));
+    auto names = n.attr<std::vector<std::string>>("activations");
     const size_t needed = k.activations;
     if (names.size() != needed)
-        throw Error("activations must list " + std::to_string(needed) + " functions, got '" +
-                        n.attr<std::string>("activations") + "'",
+        throw Error("activations must list " + std::to_string(needed) + " functions, got " +
+                        std::to_string(names.size()),
                     n.describe());
     std::vector<Activation> result;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -250,7 +236,8 @@ std::vector<AttrSpec> sequence_attrs(const CellKind& k) {
     std::vector<AttrSpec> attrs = {
         {"hidden_size", AttrKind::Int, {}},
         {"direction", AttrKind::String, {}},
-        {"activations", AttrKind::String, std::string(k.default_activations)},
+        {"activations", AttrKind::Strings,
+         std::vector<std::string>(k.default_activations.begin(), k.default_activations.end())},
         {"activations_alpha", AttrKind::Floats, std::vector<double>{}},
         {"activations_beta", AttrKind::Floats, std::vector<double>{}},
         // 0: no clipping (OpenVINO's runtime default and IR spelling).

@@ -96,7 +96,7 @@ OutPort bias_with_ops(ExtractContext& c, const OutPort& b, int64_t gates, bool k
     return c.op("Concat", "B/combined", in, {{"axis", int64_t{1}}});
 }
 
-std::string activations(ExtractContext& c, size_t per_direction, int64_t directions) {
+std::vector<std::string> activations(ExtractContext& c, size_t per_direction, int64_t directions) {
     std::vector<std::string> a = c.strings("activations");
     if (a.empty()) return {};
     if (a.size() != per_direction * static_cast<size_t>(directions))
@@ -104,15 +104,15 @@ std::string activations(ExtractContext& c, size_t per_direction, int64_t directi
     if (directions == 2 && !std::equal(a.begin(), a.begin() + static_cast<long>(per_direction),
                                        a.begin() + static_cast<long>(per_direction)))
         c.unsupported("different activations per direction");
-    std::string joined;
+    std::vector<std::string> names;
     for (size_t k = 0; k < per_direction; ++k) {
         std::string lower = a[k];
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
         // The only functions OpenVINO's sequences have; none of them reads activation_alpha/beta.
         if (lower != "sigmoid" && lower != "tanh" && lower != "relu") c.unsupported("activation " + a[k]);
-        joined += (k ? "," : "") + lower;
+        names.push_back(lower);
     }
-    return joined;
+    return names;
 }
 
 // A [B, D, H] (or [B]) tensor filled with `value`, with B read from X at run time when unknown.
@@ -205,7 +205,7 @@ void rnn(ExtractContext& c, const RnnKind& k) {
     if (lstm) in.push_back(*c0);
     in.insert(in.end(), {lengths, w_ov, r_ov, b_ov});
     AttrMap attrs{{"hidden_size", hidden}, {"direction", direction}};
-    std::string acts = activations(c, k.activations, dirs);
+    std::vector<std::string> acts = activations(c, k.activations, dirs);
     if (!acts.empty()) attrs["activations"] = acts;
     if (c.has("activation_alpha")) attrs["activations_alpha"] = c.floats("activation_alpha");
     if (c.has("activation_beta")) attrs["activations_beta"] = c.floats("activation_beta");

@@ -93,6 +93,11 @@ AttrValue parse_ir_attr(AttrKind kind, const std::string& text) {
             return type;
         }
         case AttrKind::Shape: return PartialShape::parse(text);
+        case AttrKind::Strings: {
+            std::vector<std::string> v;
+            for (const auto& f : split_list(text)) v.push_back(trim(f));
+            return v;
+        }
     }
     throw Error("unknown attribute kind");
 }

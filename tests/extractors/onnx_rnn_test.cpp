@@ -100,7 +100,7 @@ TEST(OnnxRnn, BidirectionalActivationsAreLowerCased) {
     auto g = convert_onnx(m, "gru_bi.onnx");
     Node seq = output_node(*g).in(0).src().node();
     ASSERT_TRUE(seq.is("GRUSequence"));
-    EXPECT_EQ(seq.attr<std::string>("activations"), "sigmoid,relu");
+    EXPECT_EQ(seq.attr<std::vector<std::string>>("activations"), (std::vector<std::string>{"sigmoid", "relu"}));
     Node b = seq.in(5).src().node();  // absent B: zeros [D, 3H]
     ASSERT_TRUE(b.is("Broadcast"));
     EXPECT_EQ(const_ints(b, 1), (Ints{2, 3}));
@@ -121,7 +121,7 @@ TEST(OnnxRnn, RnnMapsToRnnSequenceWithSummedBias) {
     Node seq = sequence_behind_outputs(*g, "RNNSequence");
     ASSERT_TRUE(seq);
     EXPECT_EQ(seq.name(), "rnn");
-    EXPECT_EQ(seq.attr<std::string>("activations"), "tanh");
+    EXPECT_EQ(seq.attr<std::vector<std::string>>("activations"), std::vector<std::string>{"tanh"});
     EXPECT_EQ(seq.attr<double>("clip"), 2.5);
     ASSERT_EQ(seq.input_count(), 6u);
     Node h0 = seq.in(1).src().node();

@@ -37,7 +37,7 @@ TEST(RecurrentOps, LstmSequenceShapes) {
     EXPECT_EQ(lstm.out(0).shape().to_string(), "?,2,10,64");
     EXPECT_EQ(lstm.out(1).shape().to_string(), "?,2,64");
     EXPECT_EQ(lstm.out(2).shape().to_string(), "?,2,64");
-    EXPECT_EQ(lstm.attr<std::string>("activations"), "sigmoid,tanh,tanh");
+    EXPECT_EQ(lstm.attr<std::vector<std::string>>("activations"), (std::vector<std::string>{"sigmoid", "tanh", "tanh"}));
 
     Node wrong = b.node("LSTMSequence",
                         {b.input(f32, {1, 10, 32}), b.input(f32, {1, 1, 64}), b.input(f32, {1, 1, 64}),
@@ -160,7 +160,7 @@ TEST(RecurrentOps, UnknownActivationIsAnError) {
                       {b.input(f32, {1, 1, 1}), b.input(f32, {1, 1, 1}), b.input(i64, {1}), b.input(f32, {1, 3, 1}),
                        b.input(f32, {1, 3, 1}), b.input(f32, {1, 3})},
                       {{"hidden_size", int64_t{1}}, {"direction", std::string("forward")},
-                       {"activations", std::string("sigmoid,softsign")}});
+                       {"activations", std::vector<std::string>{"sigmoid", "softsign"}}});
     EXPECT_THROW(infer(gru), Error);
 }
 
@@ -178,7 +178,7 @@ TEST(RecurrentOps, RnnSequenceShapes) {
     ASSERT_EQ(rnn.output_count(), 2u);
     EXPECT_EQ(rnn.out(0).shape().to_string(), "?,2,5,4");
     EXPECT_EQ(rnn.out(1).shape().to_string(), "?,2,4");
-    EXPECT_EQ(rnn.attr<std::string>("activations"), "tanh");
+    EXPECT_EQ(rnn.attr<std::vector<std::string>>("activations"), std::vector<std::string>{"tanh"});
     EXPECT_FALSE(rnn.op().find_attr("linear_before_reset"));
     EXPECT_THROW(infer(make(12)), Error);  // W rows are hidden_size, not 3 gates' worth
 }
@@ -209,10 +209,10 @@ TEST(RecurrentOps, RnnOneStepTwoUnitsByHand) {
         EXPECT_NEAR(v[1], std::tanh(-0.85f), 1e-6);
     }
     // relu after clipping to [-0.9, 0.9]: [min(1.05, 0.9), relu(-0.85)].
-    out = run({{"activations", std::string("relu")}, {"clip", 0.9}});
+    out = run({{"activations", std::vector<std::string>{"relu"}}, {"clip", 0.9}});
     EXPECT_NEAR(values(out[1])[0], 0.9f, 1e-6);
     EXPECT_EQ(values(out[1])[1], 0.0f);
-    out = run({{"activations", std::string("sigmoid")}});
+    out = run({{"activations", std::vector<std::string>{"sigmoid"}}});
     EXPECT_NEAR(values(out[1])[0], sigmoid(1.05f), 1e-6);
     EXPECT_NEAR(values(out[1])[1], sigmoid(-0.85f), 1e-6);
 }
@@ -254,7 +254,7 @@ TEST(RecurrentOps, RnnTakesExactlyOneActivation) {
                       {b.input(f32, {1, 1, 1}), b.input(f32, {1, 1, 1}), b.input(i64, {1}), b.input(f32, {1, 1, 1}),
                        b.input(f32, {1, 1, 1}), b.input(f32, {1, 1})},
                       {{"hidden_size", int64_t{1}}, {"direction", std::string("forward")},
-                       {"activations", std::string("sigmoid,tanh")}});
+                       {"activations", std::vector<std::string>{"sigmoid", "tanh"}}});
     EXPECT_THROW(infer(rnn), Error);
 }
 

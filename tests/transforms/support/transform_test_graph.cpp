@@ -78,7 +78,8 @@ std::string format(const AttrValue& v) {
     std::visit([&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::monostate>) os << "<unset>";
-        else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>> ||
+                           std::is_same_v<T, std::vector<std::string>>) {
             os << "[";
             for (size_t i = 0; i < x.size(); ++i) os << (i ? "," : "") << x[i];
             os << "]";

@@ -72,6 +72,36 @@ std::vector<std::string> split_ids(const char* text) {
     return ids;
 }
 
+// Every unsorted id has an unsorted predecessor: walking predecessors must repeat an id, and
+// the walk from that repetition is a cycle. Throws mo::Error naming its members in run order.
+[[noreturn]] void throw_cycle(const std::vector<const Transformation*>& sorted_part,
+                              const std::map<std::string, std::set<std::string>>& succ,
+                              const std::map<std::string, size_t>& indegree) {
+    std::set<std::string> sorted;
+    for (auto* t : sorted_part) sorted.insert(t->id());
+    std::map<std::string, std::string> pred;
+    for (const auto& [from, tos] : succ)
+        for (const auto& to : tos)
+            if (!sorted.count(from) && !sorted.count(to)) pred[to] = from;
+    std::string cur;
+    for (const auto& [id, d] : indegree)
+        if (d > 0) { cur = id; break; }
+    std::vector<std::string> path;
+    std::map<std::string, size_t> seen;
+    while (!seen.count(cur)) {
+        seen[cur] = path.size();
+        path.push_back(cur);
+        cur = pred[cur];
+    }
+    // The walk went against the edges: reverse the repeated part to print it in run order.
+    std::vector<std::string> cycle(path.begin() + static_cast<std::ptrdiff_t>(seen[cur]), path.end());
+    std::reverse(cycle.begin(), cycle.end());
+    std::string text;
+    for (const auto& id : cycle) text += id + " -> ";
+    text += cycle.front();
+    throw Error("transformation order has a cycle: " + text, {}, "remove one of these run_after/run_before constraints");
+}
+
 }  // namespace
 
 TransformRegistry::TransformRegistry() {
@@ -150,33 +180,7 @@ std::vector<const Transformation*> TransformRegistry::order() const {
         for (const auto& s : succ[id])
             if (--indegree[s] == 0) ready.push(s);
     }
-    if (result.size() != by_id.size()) {
-        // Every unsorted id has an unsorted predecessor: walking predecessors must repeat an id,
-        // and the walk from that repetition is a cycle.
-        std::set<std::string> sorted;
-        for (auto* t : result) sorted.insert(t->id());
-        std::map<std::string, std::string> pred;
-        for (const auto& [from, tos] : succ)
-            for (const auto& to : tos)
-                if (!sorted.count(from) && !sorted.count(to)) pred[to] = from;
-        std::string cur;
-        for (const auto& [id, d] : indegree)
-            if (d > 0) { cur = id; break; }
-        std::vector<std::string> path;
-        std::map<std::string, size_t> seen;
-        while (!seen.count(cur)) {
-            seen[cur] = path.size();
-            path.push_back(cur);
-            cur = pred[cur];
-        }
-        // The walk went against the edges: reverse the repeated part to print it in run order.
-        std::vector<std::string> cycle(path.begin() + static_cast<std::ptrdiff_t>(seen[cur]), path.end());
-        std::reverse(cycle.begin(), cycle.end());
-        std::string text;
-        for (const auto& id : cycle) text += id + " -> ";
-        text += cycle.front();
-        throw Error("transformation order has a cycle: " + text, {}, "remove one of these run_after/run_before constraints");
-    }
+    if (result.size() != by_id.size()) throw_cycle(result, succ, indegree);
     return result;
 }
 

@@ -160,6 +160,31 @@ TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
     }
 }
 
+TEST(Plugin, AddsAFrameworkWithItsLoaderAndExtractors) {
+    test::ScratchDir dir("plugin");
+    std::ofstream(dir.file("net.toy")) << "input x 2,2\nrelu r x\nscale y r 3\noutput y\n";
+    // y = 3 * relu(x), worked by hand.
+    write_npy(dir.file("x.npy"), Tensor::from_vector<float>({-2.f, -0.5f, 0.25f, 4.f}, {2, 2}));
+    write_npy(dir.file("y.npy"), Tensor::from_vector<float>({0.f, 0.f, 0.75f, 12.f}, {2, 2}));
+    const std::string plugin = MO_TOY_FRAMEWORK_PLUGIN;
+    CommandResult r = run_mo("--input_model " + dir.file("net.toy") + " --output_dir " + dir.file("out") +
+                             " --compress_to_fp16=False --extensions " + plugin + " --validate_inputs " +
+                             dir.file("x.npy") + " --validate_outputs " + dir.file("y.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[ VALIDATE ] passed"), std::string::npos) << r.output;
+    auto types = layer_types(dir.file("out/net.xml"));
+    EXPECT_EQ(types["ReLU"], 1);
+    EXPECT_EQ(types["Multiply"], 1);
+
+    // Without the plugin, the file's format is unknown and the error lists what is known.
+    r = run_mo("--input_model " + dir.file("net.toy") + " --output_dir " + dir.file("out2"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("cannot tell the framework of this file"), std::string::npos) << r.output;
+    r = run_mo("--input_model " + dir.file("net.toy") + " --framework toy --output_dir " + dir.file("out2"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("unsupported framework 'toy'"), std::string::npos) << r.output;
+}
+
 TEST(Plugin, ANonLibraryIsAClearError) {
     test::ScratchDir dir("plugin");
     std::ofstream(dir.file("text.so")) << "not a shared library\n";

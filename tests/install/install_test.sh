@@ -12,6 +12,13 @@ prefix=$tmp/prefix
 example=$src/plugins/example_ops
 
 cmake --install "$build" --prefix "$prefix" > "$tmp/install.log"
+
+# libmo exports the plugin API and hides the rest (here: a built-in extractor family).
+libmo=$(find "$prefix" -name libmo.so | head -n 1)
+symbols=$(nm -D --defined-only -C "$libmo")
+grep -q 'mo::Graph::add_op(' <<< "$symbols" || { echo "FAIL: libmo does not export mo::Graph::add_op"; exit 1; }
+grep -q 'mo::ExtractContext::become(' <<< "$symbols" || { echo "FAIL: libmo does not export ExtractContext"; exit 1; }
+if grep -q 'register_onnx_eltwise' <<< "$symbols"; then echo "FAIL: libmo exports an internal function"; exit 1; fi
 cmake -S "$example" -B "$tmp/plugin-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log"
 cmake --build "$tmp/plugin-build" > "$tmp/build.log"
 plugin_dir=$(find "$prefix" -type d -path '*/mo/plugins')

@@ -134,6 +134,67 @@ OutPort filled(ExtractContext& c, const std::string& suffix, const OutPort& valu
     return c.op("Broadcast", suffix, {value, shape}, {{"mode", std::string("numpy")}});
 }
 
+// Per-batch lengths: ONNX's input 4, else the time extent of X for every batch element.
+OutPort sequence_lengths(ExtractContext& c, const OutPort& x, int64_t batch_axis, int64_t time_axis) {
+    if (c.has_input(4)) return c.input(4);
+    const PartialShape& xs = x.shape();
+    OutPort steps;
+    if (xs.rank_is_static() && xs.rank() == 3 && xs[static_cast<size_t>(time_axis)].is_static()) {
+        steps = c.i64("sequence_lengths/steps", xs[static_cast<size_t>(time_axis)].get_length());
+    } else {
+        OutPort x_shape = c.op("ShapeOf", "sequence_lengths/x_shape", {x}, {{"output_type", ElementType::i64}});
+        steps = c.op("Gather", "sequence_lengths/steps",
+                     {x_shape, c.i64("sequence_lengths/time_index", time_axis), c.i64("sequence_lengths/axis", 0)},
+                     {{"batch_dims", int64_t{0}}});
+    }
+    return filled(c, "sequence_lengths", steps, x, batch_axis, {});
+}
+
+// OpenVINO's B [D, G*H] (+H for GRU linear_before_reset): ONNX's Wb + Rb with the gates
+// reordered, or zeros when the model has no bias.
+OutPort sequence_bias(ExtractContext& c, const RnnKind& k, const OutPort& x, int64_t dirs, int64_t hidden, bool lbr) {
+    if (!c.has_input(3)) {
+        int64_t bias_cols = (k.gates + (lbr ? 1 : 0)) * hidden;
+        return c.op("Broadcast", "B", {c.scalar_like("B/zero", 0.0, x), c.i64s("B/shape", {dirs, bias_cols})},
+                    {{"mode", std::string("numpy")}});
+    }
+    OutPort b = c.input(3);
+    if (const Tensor* v = b.value()) {
+        Tensor combined = combine_bias(c, *v, k.gates, hidden, lbr);
+        return c.constant("B", lbr ? combined : reorder_gates(c, combined, k.gates, k.order));
+    }
+    OutPort combined = bias_with_ops(c, b, k.gates, lbr);
+    return lbr ? combined : reorder_gates(c, "B", combined, k.gates, k.order);
+}
+
+AttrMap sequence_attrs(ExtractContext& c, const RnnKind& k, const std::string& direction, int64_t dirs,
+                       int64_t hidden, bool lbr) {
+    AttrMap attrs{{"hidden_size", hidden}, {"direction", direction}};
+    std::vector<std::string> acts = activations(c, k.activations, dirs);
+    if (!acts.empty()) attrs["activations"] = acts;
+    if (c.has("activation_alpha")) attrs["activations_alpha"] = c.floats("activation_alpha");
+    if (c.has("activation_beta")) attrs["activations_beta"] = c.floats("activation_beta");
+    if (c.has("clip")) {
+        // OpenVINO reads clip=0 as "no clipping"; ONNX would clip to [-clip, clip].
+        double clip = c.f("clip", 0.0);
+        if (!(clip > 0)) c.unsupported("clip=" + std::to_string(clip) + " (not positive)");
+        attrs["clip"] = clip;
+    }
+    if (k.gru) attrs["linear_before_reset"] = lbr;
+    return attrs;
+}
+
+// Y [B, D, T, H] -> ONNX [T, D, B, H] (or [B, T, D, H] with layout=1); states [B, D, H] -> [D, B, H].
+void set_sequence_outputs(ExtractContext& c, const Node& seq, bool batch_first) {
+    if (c.output_used(0))
+        c.set_output(0, c.op("Transpose", "Y", {seq.out(0), c.i64s("Y/order", batch_first ? std::vector<int64_t>{0, 2, 1, 3} : std::vector<int64_t>{2, 1, 0, 3})}));
+    for (size_t j = 1; j < c.output_count() && j < seq.output_count(); ++j) {
+        if (!c.output_used(j)) continue;
+        std::string suffix = j == 1 ? "Y_h" : "Y_c";
+        c.set_output(j, batch_first ? seq.out(j) : c.op("Transpose", suffix, {seq.out(j), c.i64s(suffix + "/order", {1, 0, 2})}));
+    }
+}
+
 void rnn(ExtractContext& c, const RnnKind& k) {
     bool lstm = k.gates == 4;
     if (lstm && c.has_input(7)) {
@@ -166,66 +227,12 @@ void rnn(ExtractContext& c, const RnnKind& k) {
     std::optional<OutPort> c0;
     if (lstm) c0 = state(k.initial_c, "initial_c");
 
-    OutPort lengths;
-    if (c.has_input(4)) {
-        lengths = c.input(4);
-    } else {
-        const PartialShape& xs = x.shape();
-        OutPort steps;
-        if (xs.rank_is_static() && xs.rank() == 3 && xs[static_cast<size_t>(time_axis)].is_static()) {
-            steps = c.i64("sequence_lengths/steps", xs[static_cast<size_t>(time_axis)].get_length());
-        } else {
-            OutPort x_shape = c.op("ShapeOf", "sequence_lengths/x_shape", {x}, {{"output_type", ElementType::i64}});
-            steps = c.op("Gather", "sequence_lengths/steps",
-                         {x_shape, c.i64("sequence_lengths/time_index", time_axis), c.i64("sequence_lengths/axis", 0)},
-                         {{"batch_dims", int64_t{0}}});
-        }
-        lengths = filled(c, "sequence_lengths", steps, x, batch_axis, {});
-    }
-
-    OutPort w_ov = reorder_gates(c, "W", w, k.gates, k.order);
-    OutPort r_ov = reorder_gates(c, "R", r, k.gates, k.order);
-    OutPort b_ov;
-    int64_t bias_cols = (k.gates + (lbr ? 1 : 0)) * hidden;
-    if (c.has_input(3)) {
-        OutPort b = c.input(3);
-        if (const Tensor* v = b.value()) {
-            Tensor combined = combine_bias(c, *v, k.gates, hidden, lbr);
-            b_ov = c.constant("B", lbr ? combined : reorder_gates(c, combined, k.gates, k.order));
-        } else {
-            OutPort combined = bias_with_ops(c, b, k.gates, lbr);
-            b_ov = lbr ? combined : reorder_gates(c, "B", combined, k.gates, k.order);
-        }
-    } else {
-        b_ov = c.op("Broadcast", "B", {c.scalar_like("B/zero", 0.0, x), c.i64s("B/shape", {dirs, bias_cols})},
-                    {{"mode", std::string("numpy")}});
-    }
-
     std::vector<OutPort> in{x_bf, h0};
     if (lstm) in.push_back(*c0);
-    in.insert(in.end(), {lengths, w_ov, r_ov, b_ov});
-    AttrMap attrs{{"hidden_size", hidden}, {"direction", direction}};
-    std::vector<std::string> acts = activations(c, k.activations, dirs);
-    if (!acts.empty()) attrs["activations"] = acts;
-    if (c.has("activation_alpha")) attrs["activations_alpha"] = c.floats("activation_alpha");
-    if (c.has("activation_beta")) attrs["activations_beta"] = c.floats("activation_beta");
-    if (c.has("clip")) {
-        // OpenVINO reads clip=0 as "no clipping"; ONNX would clip to [-clip, clip].
-        double clip = c.f("clip", 0.0);
-        if (!(clip > 0)) c.unsupported("clip=" + std::to_string(clip) + " (not positive)");
-        attrs["clip"] = clip;
-    }
-    if (k.gru) attrs["linear_before_reset"] = lbr;
-    Node seq = c.add(k.type, "", in, attrs);
-
-    // Y [B, D, T, H] -> ONNX [T, D, B, H] (or [B, T, D, H] with layout=1); states [B, D, H] -> [D, B, H].
-    if (c.output_used(0))
-        c.set_output(0, c.op("Transpose", "Y", {seq.out(0), c.i64s("Y/order", batch_first ? std::vector<int64_t>{0, 2, 1, 3} : std::vector<int64_t>{2, 1, 0, 3})}));
-    for (size_t j = 1; j < c.output_count() && j < seq.output_count(); ++j) {
-        if (!c.output_used(j)) continue;
-        std::string suffix = j == 1 ? "Y_h" : "Y_c";
-        c.set_output(j, batch_first ? seq.out(j) : c.op("Transpose", suffix, {seq.out(j), c.i64s(suffix + "/order", {1, 0, 2})}));
-    }
+    in.insert(in.end(), {sequence_lengths(c, x, batch_axis, time_axis), reorder_gates(c, "W", w, k.gates, k.order),
+                         reorder_gates(c, "R", r, k.gates, k.order), sequence_bias(c, k, x, dirs, hidden, lbr)});
+    Node seq = c.add(k.type, "", in, sequence_attrs(c, k, direction, dirs, hidden, lbr));
+    set_sequence_outputs(c, seq, batch_first);
 }
 
 }  // namespace

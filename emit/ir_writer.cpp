@@ -203,6 +203,48 @@ private:
     std::vector<char> buffer_;
 };
 
+using Edge = std::array<uint64_t, 4>;  // from-layer, from-port, to-layer, to-port
+
+// <layer> with its <data>, <rt_info> and ports; records the edges into it.
+void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id,
+                  const std::unordered_map<uint64_t, size_t>& layer_id, BinWriter& bin, std::vector<Edge>& edges) {
+    pugi::xml_node layer = xml_layers.append_child("layer");
+    layer.append_attribute("id") = std::to_string(id).c_str();
+    layer.append_attribute("name") = n.name().c_str();
+    layer.append_attribute("type") = n.op().ir_type.c_str();
+    layer.append_attribute("version") = n.op().ir_version.c_str();
+    append_data(layer, n, bin);
+    append_rt_info(layer, n);
+    const size_t n_in = n.input_count();
+    if (n_in > 0) {
+        pugi::xml_node input = layer.append_child("input");
+        for (size_t i = 0; i < n_in; ++i) {
+            OutPort src = n.in(i).src();
+            append_port(input, i, src.data(), false);
+            auto from = layer_id.find(src.node().id());
+            MO_ASSERT(from != layer_id.end(), "producer of ", n.describe(), " is not a layer");
+            edges.push_back({from->second, src.node().input_count() + src.index(), id, i});
+        }
+    }
+    if (n.output_count() > 0) {
+        pugi::xml_node output = layer.append_child("output");
+        for (size_t j = 0; j < n.output_count(); ++j) append_port(output, n_in + j, n.out(j).data(), true);
+    }
+}
+
+// <edges>, sorted so the same graph always gives the same bytes.
+void append_edges(pugi::xml_node& net, std::vector<Edge>& edges) {
+    std::sort(edges.begin(), edges.end());
+    pugi::xml_node xml_edges = net.append_child("edges");
+    for (const auto& e : edges) {
+        pugi::xml_node edge = xml_edges.append_child("edge");
+        edge.append_attribute("from-layer") = std::to_string(e[0]).c_str();
+        edge.append_attribute("from-port") = std::to_string(e[1]).c_str();
+        edge.append_attribute("to-layer") = std::to_string(e[2]).c_str();
+        edge.append_attribute("to-port") = std::to_string(e[3]).c_str();
+    }
+}
+
 }  // namespace
 
 EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
@@ -220,44 +262,11 @@ EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
     net.append_attribute("name") = options.model_name.c_str();
     net.append_attribute("version") = "11";
     pugi::xml_node xml_layers = net.append_child("layers");
-    std::vector<std::array<uint64_t, 4>> edges;  // from-layer, from-port, to-layer, to-port
+    std::vector<Edge> edges;
 
-    for (size_t id = 0; id < layers.size(); ++id) {
-        const Node& n = layers[id];
-        pugi::xml_node layer = xml_layers.append_child("layer");
-        layer.append_attribute("id") = std::to_string(id).c_str();
-        layer.append_attribute("name") = n.name().c_str();
-        layer.append_attribute("type") = n.op().ir_type.c_str();
-        layer.append_attribute("version") = n.op().ir_version.c_str();
-        append_data(layer, n, bin);
-        append_rt_info(layer, n);
-        const size_t n_in = n.input_count();
-        if (n_in > 0) {
-            pugi::xml_node input = layer.append_child("input");
-            for (size_t i = 0; i < n_in; ++i) {
-                OutPort src = n.in(i).src();
-                append_port(input, i, src.data(), false);
-                auto from = layer_id.find(src.node().id());
-                MO_ASSERT(from != layer_id.end(), "producer of ", n.describe(), " is not a layer");
-                edges.push_back({from->second, src.node().input_count() + src.index(), id, i});
-            }
-        }
-        if (n.output_count() > 0) {
-            pugi::xml_node output = layer.append_child("output");
-            for (size_t j = 0; j < n.output_count(); ++j) append_port(output, n_in + j, n.out(j).data(), true);
-        }
-    }
+    for (size_t id = 0; id < layers.size(); ++id) append_layer(xml_layers, layers[id], id, layer_id, bin, edges);
     bin.flush();
-
-    std::sort(edges.begin(), edges.end());
-    pugi::xml_node xml_edges = net.append_child("edges");
-    for (const auto& e : edges) {
-        pugi::xml_node edge = xml_edges.append_child("edge");
-        edge.append_attribute("from-layer") = std::to_string(e[0]).c_str();
-        edge.append_attribute("from-port") = std::to_string(e[1]).c_str();
-        edge.append_attribute("to-layer") = std::to_string(e[2]).c_str();
-        edge.append_attribute("to-port") = std::to_string(e[3]).c_str();
-    }
+    append_edges(net, edges);
     append_model_rt_info(net, options);
 
     FdXmlWriter writer(xml_file.fd());

@@ -9,7 +9,9 @@
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
 #include "transforms/front/output_cut.hpp"
+#include "transforms/middle/activation_fusions.hpp"
 #include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
 namespace mo {
@@ -21,6 +23,14 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<PartialInference>());
     r.add(std::make_unique<FuseBatchNormIntoConvolution>());
     r.add(std::make_unique<BatchNormToBatchNormInference>());
+    r.add(std::make_unique<GeluFusion>());
+    r.add(std::make_unique<HSwishFusion>());
+    r.add(std::make_unique<HSigmoidFusion>());
+    r.add(std::make_unique<SwishFusion>());
+    r.add(std::make_unique<SoftPlusFusion>());
+    r.add(std::make_unique<MishFusion>());
+    r.add(std::make_unique<LayerNormFusion>());
+    r.add(std::make_unique<SoftmaxFusion>());
     // back
     r.add(std::make_unique<GemmToMatMul>());
     r.add(std::make_unique<FlattenToReshape>());

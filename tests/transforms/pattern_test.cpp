@@ -1,0 +1,122 @@
+// The pattern matcher: ports, commutative inputs, predicates, alternatives, consumers, and
+// that a failed match is a plain "no".
+#include "transforms/pattern.hpp"
+
+#include <gtest/gtest.h>
+
+#include "transforms/support/transform_test_graph.hpp"
+
+namespace mo {
+namespace {
+
+using test::TestGraph;
+
+// x * sigmoid(x), rooted at the Multiply.
+Pattern silu() {
+    Pattern p("mul");
+    p.node("x").node("sig", {"Sigmoid"}, {consumers(1)}).node("mul", {"Multiply"});
+    p.edge("x", "sig", 0).edge("x", "mul", 0).edge("sig", "mul", 1);
+    return p;
+}
+
+TEST(Pattern, MatchesByPortsAndNamesTheNodes) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto sig = t.op("Sigmoid", {x}, {}, "sig");
+    auto mul = t.op("Multiply", {x, sig}, {}, "mul");
+    t.output(mul, "y");
+    auto m = match_pattern(silu(), mul.node());
+    ASSERT_TRUE(m);
+    EXPECT_EQ((*m)["x"], x.node());
+    EXPECT_EQ((*m)["sig"], sig.node());
+    EXPECT_EQ((*m)["mul"], mul.node());
+    EXPECT_FALSE(match_pattern(silu(), sig.node()));  // wrong root type: no match, no error
+}
+
+TEST(Pattern, InputOrderMattersUnlessCommutative) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto mul = t.op("Multiply", {t.op("Sigmoid", {x}, {}, "sig"), x}, {}, "mul");  // swapped
+    t.output(mul, "y");
+    EXPECT_FALSE(match_pattern(silu(), mul.node()));
+    Pattern either = silu();
+    either.commutative("mul");
+    EXPECT_TRUE(match_pattern(either, mul.node()));
+}
+
+TEST(Pattern, PredicatesAndConsumers) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto sig = t.op("Sigmoid", {x}, {}, "sig");
+    auto mul = t.op("Multiply", {x, sig}, {}, "mul");
+    t.output(mul, "y");
+    t.output(sig, "also_sig");  // a second consumer: consumers(1) fails
+    EXPECT_FALSE(match_pattern(silu(), mul.node()));
+
+    TestGraph c;
+    auto cx = c.input(ElementType::f32, {2, 2}, "x");
+    auto add = c.op("Add", {cx, c.constant<float>({3.f, 3.f}, {2}, "three")}, {}, "add");
+    c.output(add, "y");
+    test::infer(c.graph());
+    auto plus = [](double v) {
+        Pattern p("add");
+        p.node("x", {}, {rank(2)}).node("c", {}, {const_value(v)}).node("add", {"Add"});
+        p.edge("x", "add", 0).edge("c", "add", 1);
+        return p;
+    };
+    EXPECT_TRUE(match_pattern(plus(3.0), add.node()));
+    EXPECT_TRUE(match_pattern(plus(3.0 + 1e-7), add.node()));
+    EXPECT_FALSE(match_pattern(plus(3.1), add.node()));
+}
+
+TEST(Pattern, BranchesOverConsumersToFindTheMatchingOne) {
+    // x feeds Relu first and Sigmoid second; the pattern walks from x's side to the sigmoid.
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto relu = t.op("Relu", {x}, {}, "relu");
+    auto sig = t.op("Sigmoid", {x}, {}, "sig");
+    t.output(relu, "r");
+    t.output(sig, "s");
+    Pattern p("x");
+    p.node("x", {"Parameter"}).node("act", {"Sigmoid"}).edge("x", "act", 0);
+    auto m = match_pattern(p, x.node());
+    ASSERT_TRUE(m);
+    EXPECT_EQ((*m)["act"], sig.node());
+}
+
+class CountingFusion final : public PatternTransformation {
+public:
+    std::string id() const override { return "TestSiluToSwish"; }
+    Phase phase() const override { return Phase::Middle; }
+    std::vector<Pattern> patterns() const override {
+        Pattern swapped = silu();
+        swapped.commutative("mul");
+        return {silu(), swapped};
+    }
+    bool apply(const PatternMatch& m, const TransformContext&) override {
+        ++applied;
+        Node swish = m["x"].graph().add_op("Swish", "swish", {m["x"].out(0)});
+        m["mul"].graph().replace(m["mul"], swish);
+        return true;
+    }
+    int applied = 0;
+};
+
+TEST(PatternTransformation, RewritesEveryMatchOnce) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto a = t.op("Multiply", {x, t.op("Sigmoid", {x}, {}, "s1")}, {}, "m1");
+    auto b = t.op("Multiply", {t.op("Sigmoid", {a}, {}, "s2"), a}, {}, "m2");  // needs the second alternative
+    t.output(b, "y");
+    CountingFusion pass;
+    EXPECT_TRUE(pass.run(t.graph(), TransformContext{ConversionOptions{}}));
+    EXPECT_EQ(pass.applied, 2);
+    t->remove_dead_nodes();
+    std::map<std::string, int> types;
+    for (const Node& n : t->nodes()) ++types[n.type()];
+    EXPECT_EQ(types, (std::map<std::string, int>{{"Parameter", 1}, {"Result", 1}, {"Swish", 2}}));
+    EXPECT_FALSE(pass.run(t.graph(), TransformContext{ConversionOptions{}}));
+}
+
+}  // namespace
+}  // namespace mo

@@ -1,0 +1,220 @@
+#include "transforms/pattern.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <set>
+
+namespace mo {
+
+NodePredicate consumers(size_t n) {
+    return [n](const Node& node) { return node.output_count() > 0 && node.out(0).targets().size() == n; };
+}
+
+NodePredicate const_value(double value, double tolerance) {
+    return [value, tolerance](const Node& node) {
+        const Tensor* t = node.output_count() > 0 ? node.out(0).value() : nullptr;
+        if (!t || t->size() == 0 || (!is_float(t->type()) && !is_integral(t->type()))) return false;
+        const double bound = tolerance * std::max(1.0, std::abs(value));
+        for (double v : t->to_f64())
+            if (!(std::abs(v - value) <= bound)) return false;
+        return true;
+    };
+}
+
+NodePredicate is_constant() {
+    return [](const Node& node) { return node.output_count() > 0 && node.out(0).value() != nullptr; };
+}
+
+NodePredicate rank(size_t r) {
+    return [r](const Node& node) {
+        if (node.output_count() == 0) return false;
+        const PartialShape& s = node.out(0).shape();
+        return s.rank_is_static() && s.rank() == r;
+    };
+}
+
+Pattern::Pattern(std::string root) : root_(std::move(root)) {}
+
+Pattern& Pattern::node(std::string name, std::vector<std::string> types, std::vector<NodePredicate> predicates) {
+    for (const NodeSpec& n : nodes_) MO_ASSERT(n.name != name, "pattern node '", name, "' declared twice");
+    nodes_.push_back({std::move(name), std::move(types), std::move(predicates), false});
+    ordered_.clear();
+    return *this;
+}
+
+size_t Pattern::index_of(const std::string& name) const {
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        if (nodes_[i].name == name) return i;
+    MO_ASSERT(false, "pattern node '", name, "' is not declared");
+    return 0;
+}
+
+Pattern& Pattern::edge(const std::string& from, const std::string& to, size_t in_port, size_t out_port) {
+    edges_.push_back({index_of(from), index_of(to), out_port, in_port});
+    ordered_.clear();
+    return *this;
+}
+
+Pattern& Pattern::commutative(const std::string& name) {
+    nodes_[index_of(name)].commutative = true;
+    return *this;
+}
+
+const std::vector<std::string>& Pattern::root_types() const { return nodes_[index_of(root_)].types; }
+
+const std::vector<Pattern::EdgeSpec>& Pattern::ordered_edges() const {
+    if (!ordered_.empty() || edges_.empty()) return ordered_;
+    // Breadth-first over the undirected pattern from the root: every edge is taken once one of
+    // its ends is reached, so matching always extends from a bound node.
+    std::vector<bool> reached(nodes_.size(), false), taken(edges_.size(), false);
+    std::deque<size_t> queue{index_of(root_)};
+    reached[queue.front()] = true;
+    while (!queue.empty()) {
+        size_t n = queue.front();
+        queue.pop_front();
+        for (size_t e = 0; e < edges_.size(); ++e) {
+            if (taken[e] || (edges_[e].from != n && edges_[e].to != n)) continue;
+            taken[e] = true;
+            ordered_.push_back(edges_[e]);
+            for (size_t other : {edges_[e].from, edges_[e].to})
+                if (!reached[other]) reached[other] = true, queue.push_back(other);
+        }
+    }
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        MO_ASSERT(reached[i], "pattern node '", nodes_[i].name, "' is not connected to the root '", root_, "'");
+    return ordered_;
+}
+
+Node PatternMatch::operator[](const std::string& name) const {
+    auto it = nodes_.find(name);
+    MO_ASSERT(it != nodes_.end(), "no pattern node '", name, "' in this match");
+    return it->second;
+}
+
+namespace {
+
+// Backtracking search: binds pattern nodes while resolving the ordered edges one by one.
+class Matcher {
+public:
+    explicit Matcher(const Pattern& p)
+        : p_(p), edges_(p.ordered_edges()), bound_(p.nodes().size()), swapped_(p.nodes().size(), false) {}
+
+    std::optional<PatternMatch> run(const Node& root) {
+        size_t r = 0;
+        while (p_.nodes()[r].name != p_.root()) ++r;
+        if (!bind_and_continue(r, root, 0)) return std::nullopt;
+        PatternMatch m;
+        for (size_t i = 0; i < bound_.size(); ++i) m.bind(p_.nodes()[i].name, bound_[i]);
+        return m;
+    }
+
+private:
+    bool accepts(size_t i, const Node& n) const {
+        const Pattern::NodeSpec& spec = p_.nodes()[i];
+        if (!spec.types.empty() && std::find(spec.types.begin(), spec.types.end(), n.type()) == spec.types.end())
+            return false;
+        // One graph node per pattern node, except that constants may be shared (an exporter may
+        // reuse one initializer for two roles; a fusion never removes a constant still in use).
+        if (!(n.output_count() > 0 && n.out(0).value()))
+            for (size_t j = 0; j < bound_.size(); ++j)
+                if (bound_[j] == n) return false;
+        for (const NodePredicate& pred : spec.predicates)
+            if (!pred(n)) return false;
+        return true;
+    }
+
+    // The graph input port that pattern input `in_port` of node `i` stands for.
+    size_t graph_port(size_t i, size_t in_port) const {
+        return swapped_[i] && in_port < 2 ? 1 - in_port : in_port;
+    }
+
+    // Binds node i to n (trying both input orders of a commutative node), then resolves the
+    // remaining edges from `next`. Unbinds on failure.
+    bool bind_and_continue(size_t i, const Node& n, size_t next) {
+        if (!accepts(i, n)) return false;
+        bound_[i] = n;
+        const bool orders = p_.nodes()[i].commutative && n.input_count() >= 2;
+        for (bool swap : {false, true}) {
+            if (swap && !orders) break;
+            swapped_[i] = swap;
+            if (resolve(next)) return true;
+        }
+        bound_[i] = Node();
+        swapped_[i] = false;
+        return false;
+    }
+
+    bool resolve(size_t k) {
+        if (k == edges_.size()) return true;
+        const Pattern::EdgeSpec& e = edges_[k];
+        const Node& from = bound_[e.from];
+        const Node& to = bound_[e.to];
+        if (to) {
+            size_t port = graph_port(e.to, e.in_port);
+            if (port >= to.input_count() || !to.in(port).connected()) return false;
+            OutPort src = to.in(port).src();
+            if (src.index() != e.out_port) return false;
+            if (from) return src.node() == from && resolve(k + 1);
+            return bind_and_continue(e.from, src.node(), k + 1);
+        }
+        // `from` is bound, `to` is not: try each consumer of the output.
+        if (e.out_port >= from.output_count()) return false;
+        for (const InPort& target : from.out(e.out_port).targets()) {
+            const bool commutative = p_.nodes()[e.to].commutative;
+            if (target.index() != e.in_port && !(commutative && e.in_port < 2 && target.index() == 1 - e.in_port))
+                continue;
+            if (!accepts(e.to, target.node())) continue;
+            bound_[e.to] = target.node();
+            swapped_[e.to] = target.index() != e.in_port;
+            if (resolve(k + 1)) return true;
+            bound_[e.to] = Node();
+            swapped_[e.to] = false;
+        }
+        return false;
+    }
+
+    const Pattern& p_;
+    const std::vector<Pattern::EdgeSpec>& edges_;
+    std::vector<Node> bound_;
+    std::vector<bool> swapped_;
+};
+
+}  // namespace
+
+std::optional<PatternMatch> match_pattern(const Pattern& pattern, const Node& root) {
+    return Matcher(pattern).run(root);
+}
+
+bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
+    const std::vector<Pattern> alternatives = patterns();
+    std::set<std::string> root_types;
+    for (const Pattern& p : alternatives) {
+        p.ordered_edges();  // checks the pattern once, before any node is tried
+        root_types.insert(p.root_types().begin(), p.root_types().end());
+    }
+    std::vector<uint64_t> candidates;
+    for (const Node& n : graph.topological_order())
+        if (root_types.count(n.type())) candidates.push_back(n.id());
+    bool changed = false;
+    for (uint64_t id : candidates) {
+        Node n = graph.find_by_id(id);
+        if (!n) continue;  // removed by an earlier rewrite
+        for (const Pattern& p : alternatives) {
+            std::optional<PatternMatch> m = match_pattern(p, n);
+            bool applied = false;
+            try {
+                applied = m && apply(*m, ctx);
+            } catch (const Error& e) {
+                throw e.with_context(n.describe());
+            }
+            if (applied) {
+                changed = true;
+                break;
+            }
+        }
+    }
+    return changed;
+}
+
+}  // namespace mo

@@ -30,12 +30,17 @@ struct NodeData {
     std::map<std::string, std::string> rt_info;
     Vertex vertex{};
     bool needs_infer = true;
+    // Scratch state of whole-graph walks (topological_order, remove_dead_nodes), kept here so
+    // that a walk allocates nothing per node: a walk owns it for its duration.
+    size_t walk_count = 0;
+    uint64_t walk_epoch = 0;
 };
 
 struct Graph::Impl {
     BoostGraph g;
     std::map<uint64_t, std::unique_ptr<NodeData>> nodes;  // id order
     uint64_t next_id = 0;
+    uint64_t walk_epoch = 0;  // NodeData::walk_epoch == this: visited by the current walk
 };
 
 // ---------------------------------------------------------------- Node
@@ -129,6 +134,13 @@ std::vector<InPort> OutPort::targets() const {
         return a.node().id() != b.node().id() ? a.node().id() < b.node().id() : a.index() < b.index();
     });
     return result;
+}
+
+size_t OutPort::target_count() const {
+    auto& g = node_.graph().impl().g;
+    size_t n = 0;
+    for (auto [it, end] = boost::out_edges(node_.data()->vertex, g); it != end; ++it) n += g[*it].out_port == index_;
+    return n;
 }
 
 bool OutPort::has_targets() const {
@@ -285,28 +297,31 @@ std::vector<Node> Graph::nodes() const {
 
 std::vector<Node> Graph::topological_order() const {
     auto& g = impl_->g;
-    std::unordered_map<NodeData*, size_t> pending;
-    pending.reserve(impl_->nodes.size());
-    std::priority_queue<std::pair<uint64_t, NodeData*>, std::vector<std::pair<uint64_t, NodeData*>>, std::greater<>> ready;
+    std::vector<std::pair<uint64_t, NodeData*>> ready;  // a min-heap on id
     for (auto& [id, d] : impl_->nodes) {
-        size_t deg = boost::in_degree(d->vertex, g);
-        pending[d.get()] = deg;
-        if (deg == 0) ready.emplace(id, d.get());
+        d->walk_count = boost::in_degree(d->vertex, g);  // inputs not yet ordered
+        if (d->walk_count == 0) ready.emplace_back(id, d.get());
     }
+    auto later = std::greater<>();
+    std::make_heap(ready.begin(), ready.end(), later);
     std::vector<Node> order;
     order.reserve(impl_->nodes.size());
     while (!ready.empty()) {
-        NodeData* d = ready.top().second;
-        ready.pop();
+        std::pop_heap(ready.begin(), ready.end(), later);
+        NodeData* d = ready.back().second;
+        ready.pop_back();
         order.emplace_back(d);
         for (auto [it, end] = boost::out_edges(d->vertex, g); it != end; ++it) {
             NodeData* t = g[boost::target(*it, g)];
-            if (--pending[t] == 0) ready.emplace(t->id, t);
+            if (--t->walk_count == 0) {
+                ready.emplace_back(t->id, t);
+                std::push_heap(ready.begin(), ready.end(), later);
+            }
         }
     }
     if (order.size() != impl_->nodes.size()) {
         for (auto& [id, d] : impl_->nodes)
-            if (pending[d.get()] != 0)
+            if (d->walk_count != 0)
                 throw Error("the graph has a cycle through this node", Node(d.get()).describe(),
                             "mo supports only acyclic graphs (loops must be expressed as Loop/TensorIterator ops)");
     }
@@ -326,23 +341,23 @@ Node Graph::find_by_id(uint64_t id) const {
 
 size_t Graph::remove_dead_nodes() {
     auto& g = impl_->g;
-    std::unordered_set<NodeData*> live;
+    const uint64_t live = ++impl_->walk_epoch;
     std::vector<NodeData*> stack;
-    for (Node r : results_) {
-        if (live.insert(r.data()).second) stack.push_back(r.data());
-    }
+    auto visit = [&](NodeData* d) {
+        if (d->walk_epoch == live) return;
+        d->walk_epoch = live;
+        stack.push_back(d);
+    };
+    for (Node r : results_) visit(r.data());
     while (!stack.empty()) {
         NodeData* d = stack.back();
         stack.pop_back();
-        for (auto [it, end] = boost::in_edges(d->vertex, g); it != end; ++it) {
-            NodeData* s = g[boost::source(*it, g)];
-            if (live.insert(s).second) stack.push_back(s);
-        }
+        for (auto [it, end] = boost::in_edges(d->vertex, g); it != end; ++it) visit(g[boost::source(*it, g)]);
     }
-    for (Node p : parameters_) live.insert(p.data());
+    for (Node p : parameters_) p.data()->walk_epoch = live;
     std::vector<Node> dead;
     for (auto& [_, d] : impl_->nodes)
-        if (!live.count(d.get())) dead.emplace_back(d.get());
+        if (d->walk_epoch != live) dead.emplace_back(d.get());
     for (Node n : dead) remove_node(n);
     return dead.size();
 }

@@ -118,6 +118,7 @@ public:
     // Consumers, ordered by (consumer id, input index): deterministic.
     std::vector<class InPort> targets() const;
     bool has_targets() const;
+    size_t target_count() const;  // targets().size() without building the list
 
     OutputData& data() const;
     ElementType type() const { return data().type; }

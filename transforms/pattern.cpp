@@ -8,7 +8,7 @@
 namespace mo {
 
 NodePredicate consumers(size_t n) {
-    return [n](const Node& node) { return node.output_count() > 0 && node.out(0).targets().size() == n; };
+    return [n](const Node& node) { return node.output_count() > 0 && node.out(0).target_count() == n; };
 }
 
 NodePredicate const_value(double value, double tolerance) {

@@ -15,7 +15,7 @@ set(MO_PUBLIC_HEADERS
   core/options.hpp core/shape.hpp core/tensor.hpp
   extractors/extract_context.hpp extractors/extractor_registry.hpp
   loaders/loader_registry.hpp
-  transforms/pattern.hpp transforms/registry.hpp transforms/transformation.hpp)
+  transforms/configured.hpp transforms/pattern.hpp transforms/registry.hpp transforms/transformation.hpp)
 foreach(header ${MO_PUBLIC_HEADERS})
   get_filename_component(dir ${header} DIRECTORY)
   install(FILES ${header} DESTINATION ${MO_INSTALL_INCLUDEDIR}/${dir})

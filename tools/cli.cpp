@@ -27,7 +27,7 @@ const FlagSpec kFlags[] = {
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
     {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
-    {"transformations_config", true, "FILE", "configured transformations (not supported yet)"},
+    {"transformations_config", true, "FILE", "JSON file of configured transformations (docs/transformations-config.md)"},
     {"extensions", true, "PATHS", "comma-separated plugin libraries or directories of them (see docs/extending.md)"},
     {"list_transformations", false, "", "print the ordered transformations (id, phase, enabled, origin) and exit"},
     {"validate", false, "", "evaluate the written IR and compare it (see --validate_outputs); exit 1 beyond tolerance"},

@@ -31,9 +31,6 @@ ConversionResult convert_into(const ConversionOptions& options, const Pipeline& 
 }  // namespace
 
 ConversionResult convert(const ConversionOptions& options) {
-    if (!options.transformations_config.empty())
-        throw Error("--transformations_config is not supported yet", options.transformations_config,
-                    "convert without it; configured transformations are planned");
     if (options.input_model.empty()) throw Error("no input model given", "--input_model", "pass --input_model FILE");
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))

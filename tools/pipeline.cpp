@@ -3,6 +3,7 @@
 #include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/onnx/onnx_loader.hpp"
 #include "ops/ops.hpp"
+#include "transforms/config/transformations_config.hpp"
 #include "transforms/transforms.hpp"
 
 namespace mo {
@@ -18,6 +19,8 @@ Pipeline::Pipeline(const ConversionOptions& options) {
     Registries r = registries();
     register_builtins(r);
     plugins = load_plugins(find_plugins(options.extensions), r);
+    // After the plugins: their configured transformations may be the ones the config names.
+    if (!options.transformations_config.empty()) apply_transformations_config(transforms, options.transformations_config);
     transforms.apply_environment();
 }
 

@@ -121,6 +121,12 @@ void TransformRegistry::add(std::unique_ptr<Transformation> t) {
     items_.push_back(std::move(t));
 }
 
+std::vector<Transformation*> TransformRegistry::all() {
+    std::vector<Transformation*> v;
+    for (auto& t : items_) v.push_back(t.get());
+    return v;
+}
+
 const std::string& TransformRegistry::origin(const Transformation& t) const {
     auto it = origins_.find(&t);
     MO_ASSERT(it != origins_.end(), "transformation ", t.id(), " is not registered here");

@@ -20,6 +20,8 @@ public:
     // Throws mo::Error when the id is already registered.
     void add(std::unique_ptr<Transformation> t);
     const Transformation* find(const std::string& id) const;
+    // Every registered transformation (anchors included), in registration order, to configure.
+    std::vector<Transformation*> all();
     size_t size() const { return items_.size(); }
     // Registrations made until the next call are attributed to `origin` (a plugin's path).
     void set_origin(std::string origin) { origin_ = std::move(origin); }

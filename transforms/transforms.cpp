@@ -9,6 +9,7 @@
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
 #include "transforms/front/output_cut.hpp"
+#include "transforms/front/replace_subgraph_with_op.hpp"
 #include "transforms/middle/activation_fusions.hpp"
 #include "transforms/middle/batch_norm.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
@@ -19,6 +20,7 @@ namespace mo {
 void register_builtin_transforms(TransformRegistry& r) {
     // front
     r.add(std::make_unique<OutputCut>());
+    r.add(std::make_unique<ReplaceSubgraphWithOp>());
     // middle
     r.add(std::make_unique<PartialInference>());
     r.add(std::make_unique<FuseBatchNormIntoConvolution>());

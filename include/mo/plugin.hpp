@@ -23,6 +23,7 @@
 #include "extractors/extract_context.hpp"
 #include "extractors/extractor_registry.hpp"
 #include "loaders/loader_registry.hpp"
+#include "transforms/configured.hpp"
 #include "transforms/pattern.hpp"
 #include "transforms/registry.hpp"
 #include "transforms/transformation.hpp"

@@ -83,7 +83,7 @@ TEST(MoCommandLine, HelpAndVersionNeedNoModel) {
         EXPECT_NE(usage.find(flag), std::string::npos) << flag;
 }
 
-TEST(MoCommandLine, PlannedFlagsAreParsedForConvertToRefuse) {
+TEST(MoCommandLine, ConfigAndExtensionFlags) {
     auto r = parse({"--input_model", "m", "--transformations_config", "c.json", "--extensions", "a.so,b.so"});
     EXPECT_EQ(r.options.transformations_config, "c.json");
     EXPECT_EQ(r.options.extensions, (std::vector<std::string>{"a.so", "b.so"}));

@@ -234,8 +234,8 @@ TEST(EndToEnd, UnsupportedFrameworkAndPlannedFlagsAreErrors) {
     o.input_model = dir.file("missing.onnx");
     EXPECT_THROW(convert(o), Error);
     o.input_model = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
-    o.transformations_config = "ssd.json";
-    test::expect_error([&] { convert(o); }, "not supported yet");
+    o.transformations_config = dir.file("missing_config.json");
+    test::expect_error([&] { convert(o); }, {"cannot read the transformations config", "missing_config.json"});
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"model.weird"});
 }
 

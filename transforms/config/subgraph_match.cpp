@@ -1,0 +1,138 @@
+#include "transforms/config/subgraph_match.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <regex>
+#include <set>
+
+namespace mo {
+
+namespace {
+
+std::regex compile(const std::string& pattern, const ConfigEntry& entry) {
+    try {
+        return std::regex(pattern);
+    } catch (const std::regex_error& e) {
+        throw Error(entry.describe() + ": '" + pattern + "' is not a valid regular expression (" + e.what() + ")",
+                    entry.file, "fix the transformations config");
+    }
+}
+
+// The sub-graph nodes whose full name matches prefix + `pattern`.
+std::vector<Node> named(const std::vector<Node>& nodes, const std::string& prefix, const std::string& pattern,
+                        const ConfigEntry& entry, const std::string& what) {
+    std::regex re = compile(prefix + pattern, entry);
+    std::vector<Node> found;
+    for (const Node& n : nodes)
+        if (std::regex_match(n.name(), re)) found.push_back(n);
+    if (found.empty())
+        throw Error(entry.describe() + ": " + what + ": no node of the matched sub-graph is named '" + prefix + pattern + "'",
+                    entry.file, "fix the node names in the transformations config");
+    return found;
+}
+
+// The entry's `inputs` and `outputs`, resolved among the sub-graph's nodes.
+void resolve_boundary(SubgraphMatch& m, const ConfigEntry& entry, const std::string& prefix) {
+    for (size_t i = 0; i < entry.inputs.size(); ++i) {
+        std::vector<InPort> ports;
+        for (const auto& d : entry.inputs[i]) {
+            const size_t port = d["port"].get<size_t>();
+            for (const Node& n : named(m.nodes, prefix, d["node"].get<std::string>(), entry, "input " + std::to_string(i))) {
+                if (port >= n.input_count() || !n.in(port).connected())
+                    throw Error(entry.describe() + ": input " + std::to_string(i) + ": " + n.describe() +
+                                    " has no connected input " + std::to_string(port),
+                                entry.file, "fix the port in the transformations config");
+                ports.emplace_back(n, port);
+            }
+        }
+        m.inputs.push_back(std::move(ports));
+    }
+    for (size_t j = 0; j < entry.outputs.size(); ++j) {
+        const auto& d = entry.outputs[j];
+        const size_t port = d["port"].get<size_t>();
+        Node n = named(m.nodes, prefix, d["node"].get<std::string>(), entry, "output " + std::to_string(j)).front();
+        if (port >= n.output_count())
+            throw Error(entry.describe() + ": output " + std::to_string(j) + ": " + n.describe() + " has no output " +
+                            std::to_string(port),
+                        entry.file, "fix the port in the transformations config");
+        m.outputs.push_back(n.out(port));
+    }
+}
+
+Node find_point(const Graph& graph, const std::string& name, const ConfigEntry& entry) {
+    Node n = graph.find_by_name(name);
+    if (!n)
+        throw Error(entry.describe() + ": no node is named '" + name + "'", entry.file,
+                    "fix the points in the transformations config");
+    return n;
+}
+
+std::vector<Node> points(const Graph& graph, const ConfigEntry& entry, const char* key) {
+    std::vector<Node> nodes;
+    for (const auto& name : entry.instances[key]) nodes.push_back(find_point(graph, name.get<std::string>(), entry));
+    return nodes;
+}
+
+}  // namespace
+
+std::vector<SubgraphMatch> match_scopes(const Graph& graph, const ConfigEntry& entry) {
+    std::vector<SubgraphMatch> matches;
+    const std::vector<Node> all = graph.nodes();
+    for (const auto& instance : entry.instances) {
+        const std::string scope = instance.get<std::string>();
+        std::regex re = compile("(" + scope + ")(/.*)?", entry);
+        SubgraphMatch m;
+        m.instance = scope;
+        for (const Node& n : all)
+            if (std::regex_match(n.name(), re)) m.nodes.push_back(n);
+        if (m.nodes.empty()) continue;
+        resolve_boundary(m, entry, "(" + scope + ")/");
+        matches.push_back(std::move(m));
+    }
+    return matches;
+}
+
+SubgraphMatch match_points(const Graph& graph, const ConfigEntry& entry) {
+    const std::vector<Node> starts = points(graph, entry, "start_points"), ends = points(graph, entry, "end_points");
+    const std::set<Node> start_set(starts.begin(), starts.end()), end_set(ends.begin(), ends.end());
+    std::set<Node> in;
+    std::deque<Node> queue(starts.begin(), starts.end());
+    in.insert(starts.begin(), starts.end());
+    auto reach = [&](const Node& n, const Node& from) {
+        if (n.is("Parameter"))
+            throw Error(entry.describe() + ": the sub-graph pulls in the model input '" + n.name() + "' (an input of " +
+                            from.describe() + ")",
+                        entry.file, "add the node that reads it to the start points");
+        if (in.insert(n).second) queue.push_back(n);
+    };
+    while (!queue.empty()) {
+        Node n = queue.front();
+        queue.pop_front();
+        if (!end_set.count(n))
+            for (size_t j = 0; j < n.output_count(); ++j)
+                for (const InPort& t : n.out(j).targets())
+                    if (!t.node().is("Result")) reach(t.node(), n);
+        if (!start_set.count(n))
+            for (size_t i = 0; i < n.input_count(); ++i)
+                if (n.in(i).connected()) reach(n.in(i).src().node(), n);
+    }
+    for (const Node& e : ends)
+        if (!in.count(e))
+            throw Error(entry.describe() + ": end point '" + e.name() + "' is not reached from the start points",
+                        entry.file, "check the start and end points in the transformations config");
+    SubgraphMatch m;
+    m.instance = "points";
+    m.nodes.assign(in.begin(), in.end());  // std::set<Node> orders by id
+    if (!entry.inputs.empty() || !entry.outputs.empty()) {
+        resolve_boundary(m, entry, "");
+        return m;
+    }
+    for (const Node& s : starts)
+        for (size_t i = 0; i < s.input_count(); ++i)
+            if (s.in(i).connected() && !in.count(s.in(i).src().node()) && !s.in(i).value()) m.inputs.push_back({s.in(i)});
+    for (const Node& e : ends)
+        for (size_t j = 0; j < e.output_count(); ++j) m.outputs.push_back(e.out(j));
+    return m;
+}
+
+}  // namespace mo

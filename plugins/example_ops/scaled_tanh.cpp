@@ -3,11 +3,13 @@
 //    to the IR as an extension op of version "example_opset" (not an OpenVINO opset op: the
 //    runtime needs a matching extension to run it);
 //  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta);
-//  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh.
+//  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh;
+//  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh.
 #include <mo/plugin.hpp>
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -63,10 +65,58 @@ public:
     }
 };
 
+// alpha * tanh(x * beta), constants on either side of each Multiply.
+mo::Pattern scaled_tanh_pattern() {
+    mo::Pattern p("out");
+    p.node("x")
+        .node("beta", {}, {mo::is_constant()})
+        .node("scaled", {"Multiply"}, {mo::consumers(1)})
+        .node("tanh", {"Tanh"}, {mo::consumers(1)})
+        .node("alpha", {}, {mo::is_constant()})
+        .node("out", {"Multiply"})
+        .commutative("scaled")
+        .commutative("out")
+        .edge("x", "scaled", 0)
+        .edge("beta", "scaled", 1)
+        .edge("scaled", "tanh", 0)
+        .edge("tanh", "out", 0)
+        .edge("alpha", "out", 1);
+    return p;
+}
+
+// A scalar f32 constant's value, if the node is one.
+std::optional<double> scalar_value(const mo::Node& n) {
+    const mo::Tensor* t = n.out(0).value();
+    if (!t || t->size() != 1 || t->type() != mo::ElementType::f32) return std::nullopt;
+    return t->data<float>()[0];
+}
+
+// Replaces alpha * tanh(beta * x) by ScaledTanh(x; alpha, beta).
+class ScaledTanhFusion final : public mo::PatternTransformation {
+public:
+    std::string id() const override { return "ExampleScaledTanhFusion"; }
+    mo::Phase phase() const override { return mo::Phase::Middle; }
+    std::vector<std::string> run_after() const override { return {"PartialInference"}; }
+    std::vector<std::string> run_before() const override { return {"ExampleScaledTanhToTanh"}; }
+    bool force_clean_up() const override { return true; }  // removes the absorbed nodes
+    std::vector<mo::Pattern> patterns() const override { return {scaled_tanh_pattern()}; }
+    bool apply(const mo::PatternMatch& m, const mo::TransformContext&) override {
+        std::optional<double> alpha = scalar_value(m["alpha"]), beta = scalar_value(m["beta"]);
+        mo::Node x = m["x"];
+        if (!alpha || !beta || x.out(0).type() != mo::ElementType::f32) return false;  // not ours
+        mo::Graph& g = x.graph();
+        mo::Node fused = g.add_op("ScaledTanh", m["out"].name() + "/fused", {x.out(0)},
+                                  {{"alpha", *alpha}, {"beta", *beta}});
+        g.replace(m["out"], fused);
+        return true;
+    }
+};
+
 void register_example_ops(mo::Registries& r) {
     r.ops.add(scaled_tanh_schema());
     r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
     r.transforms.add(std::make_unique<ScaledTanhToTanh>());
+    r.transforms.add(std::make_unique<ScaledTanhFusion>());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The code that docs/extending.md teaches is code CI compiles: every ```cpp block of the page
-// stands verbatim in a source file of plugins/ (built in tree and out of tree by the tests).
+// The code that docs/extending.md and docs/patterns.md teach is code CI compiles: every ```cpp
+// block of the pages stands verbatim in the example plugin (built in tree and out of tree).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -32,9 +32,11 @@ std::vector<std::string> cpp_blocks(const std::string& markdown) {
 TEST(Docs, ExtendingSnippetsAreCompiledCode) {
     const std::string root = MO_SOURCE_DIR;
     const std::string sources = read_file(root + "/plugins/example_ops/scaled_tanh.cpp");
-    std::vector<std::string> blocks = cpp_blocks(read_file(root + "/docs/extending.md"));
-    EXPECT_GE(blocks.size(), 6u);
-    for (const std::string& block : blocks) EXPECT_NE(sources.find(block), std::string::npos) << block;
+    for (const char* page : {"/docs/extending.md", "/docs/patterns.md"}) {
+        std::vector<std::string> blocks = cpp_blocks(read_file(root + page));
+        EXPECT_GE(blocks.size(), 2u) << page;
+        for (const std::string& block : blocks) EXPECT_NE(sources.find(block), std::string::npos) << page << "\n" << block;
+    }
 }
 
 }  // namespace

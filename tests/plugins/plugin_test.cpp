@@ -107,6 +107,31 @@ TEST(Plugin, TransformationRunsInItsOrderAndIsSwitchedOffByEnvironment) {
     EXPECT_EQ(off.count("Tanh"), 0u);
 }
 
+TEST(Plugin, PatternTransformationFusesTheWrittenOutForm) {
+    // x -> Mul(0.5, x) -> Tanh -> Mul(., 2): the plugin's fusion makes it ScaledTanh(2, 0.5).
+    test::ScratchDir dir("plugin");
+    OnnxModelBuilder m(13);
+    m.input("x", {4});
+    m.initializer("beta", {0.5f}, {});
+    m.initializer("alpha", {2.f}, {});
+    m.node("Mul", {"beta", "x"}, {"s"}, {}, "scaled");
+    m.node("Tanh", {"s"}, {"t"}, {}, "tanh");
+    m.node("Mul", {"t", "alpha"}, {"y"}, {}, "out");
+    m.output("y");
+    const std::string model = m.save(dir.file("written_out.onnx"));
+    CommandResult r = run_mo("--input_model " + model + " --compress_to_fp16=False --validate --output_dir " +
+                             dir.file("on") + " --extensions " + kPlugin);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[ VALIDATE ] passed"), std::string::npos) << r.output;
+    auto on = layer_types(dir.file("on/written_out.xml"));
+    EXPECT_EQ(on["ScaledTanh"], 1);
+    EXPECT_EQ(on.count("Tanh"), 0u);
+    r = run_mo("--input_model " + model + " --output_dir " + dir.file("off") + " --extensions " + kPlugin,
+               "MO_DISABLED_TRANSFORMS=ExampleScaledTanhFusion");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(layer_types(dir.file("off/written_out.xml"))["Tanh"], 1);
+}
+
 TEST(Plugin, ListTransformationsShowsOrderStateAndOrigin) {
     CommandResult r = run_mo("--list_transformations --extensions " + kPlugin,
                              "MO_DISABLED_TRANSFORMS=ExampleScaledTanhToTanh");

@@ -182,6 +182,15 @@ private:
 
 }  // namespace
 
+void fuse_match(const PatternMatch& match, const std::string& root, Node fused, const std::vector<std::string>& inputs) {
+    Node old = match[root];
+    for (const auto& [name, n] : match.nodes()) {
+        if (name == root || std::find(inputs.begin(), inputs.end(), name) != inputs.end() || n.out(0).value()) continue;
+        fused.fused_names().push_back(n.name());
+    }
+    old.graph().replace(old, fused);
+}
+
 std::optional<PatternMatch> match_pattern(const Pattern& pattern, const Node& root) {
     return Matcher(pattern).run(root);
 }

@@ -88,6 +88,12 @@ private:
     std::map<std::string, Node> nodes_;
 };
 
+// Puts `fused` in the place of the match's node `root` (Graph::replace: consumers, tensor names,
+// node name) and records every other matched node but `inputs` and constants as fused into it.
+// The absorbed nodes are left without consumers, for dead-node removal.
+MO_API void fuse_match(const PatternMatch& match, const std::string& root, Node fused,
+                       const std::vector<std::string>& inputs);
+
 // The match of `pattern` rooted at `root`, or nullopt. Pure: it never changes the graph.
 MO_API std::optional<PatternMatch> match_pattern(const Pattern& pattern, const Node& root);
 

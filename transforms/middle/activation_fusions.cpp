@@ -76,15 +76,8 @@ void relu6_of_x_plus_3(Pattern& p, int form) {
     binary(p, "relu6", "Minimum", "relu", "six");
 }
 
-// Replaces the match's `root` node by `fused` (which takes its name, tensor names and
-// consumers) and records every other matched node but `inputs` and constants as fused into it.
 bool fuse(const PatternMatch& m, const std::string& root, Node fused, const std::vector<std::string>& inputs) {
-    Node old = m[root];
-    for (const auto& [name, n] : m.nodes()) {
-        if (name == root || std::find(inputs.begin(), inputs.end(), name) != inputs.end() || n.out(0).value()) continue;
-        fused.fused_names().push_back(n.name());
-    }
-    old.graph().replace(old, fused);
+    fuse_match(m, root, fused, inputs);
     return true;
 }
 

@@ -29,16 +29,6 @@ std::vector<int64_t> reduced_axes(const Node& reduce) {
     return axes;
 }
 
-// Records every matched node but `inputs` and constants as fused into `fused`, which takes the
-// root's place.
-bool fuse_into(const PatternMatch& m, const std::string& root, Node fused, const std::string& input) {
-    Node old = m[root];
-    for (const auto& [name, n] : m.nodes())
-        if (name != root && name != input && !n.out(0).value()) fused.fused_names().push_back(n.name());
-    old.graph().replace(old, fused);
-    return true;
-}
-
 Pattern layer_norm(bool power) {
     Pattern p("out");
     p.node("x");
@@ -80,7 +70,8 @@ bool LayerNormFusion::apply(const PatternMatch& m, const TransformContext&) {
                                        Tensor::from_vector<int64_t>(axes, {static_cast<int64_t>(axes.size())})).out(0);
     Node mvn = g.add_op("MVN", m["out"].name() + "/mvn", {x.out(0), axes_port},
                         {{"eps", eps.to_f64()[0]}, {"normalize_variance", true}, {"eps_mode", std::string("inside_sqrt")}});
-    return fuse_into(m, "out", mvn, "x");
+    fuse_match(m, "out", mvn, {"x"});
+    return true;
 }
 
 std::vector<Pattern> SoftmaxFusion::patterns() const {
@@ -100,7 +91,8 @@ bool SoftmaxFusion::apply(const PatternMatch& m, const TransformContext&) {
     std::vector<int64_t> axes = reduced_axes(m["max"]);
     if (axes.size() != 1 || axes != reduced_axes(m["sum"])) return false;
     Node softmax = x.graph().add_op("Softmax", m["out"].name() + "/softmax", {x.out(0)}, {{"axis", axes[0]}});
-    return fuse_into(m, "out", softmax, "x");
+    fuse_match(m, "out", softmax, {"x"});
+    return true;
 }
 
 }  // namespace mo

@@ -60,32 +60,6 @@ const Extractor* extractor_of(const Node& n, const ExtractorRegistry& extractors
     return extractors.find(fw.framework, fw.domain, fw.type, fw.opset);
 }
 
-void report_unsupported(const Graph& graph, const std::vector<Node>& order, const ExtractorRegistry& extractors) {
-    std::map<std::string, std::vector<std::string>> missing;  // "onnx Type (opset N)" -> node names
-    for (const Node& n : order) {
-        if (!n.is("FrameworkNode") || extractor_of(n, extractors)) continue;
-        const auto& fw = n.framework();
-        std::string key = fw.framework + " " + (fw.domain.empty() ? "" : fw.domain + ".") + fw.type + " (opset " +
-                          std::to_string(fw.opset) + ")";
-        missing[key].push_back(n.name());
-    }
-    if (missing.empty()) return;
-    std::string list;
-    for (const auto& [key, names] : missing) {
-        list += "\n  " + key + ": ";
-        for (size_t i = 0; i < names.size(); ++i) {
-            if (i == 8) {
-                list += ", ... (" + std::to_string(names.size()) + " nodes)";
-                break;
-            }
-            list += (i ? ", " : "") + names[i];
-        }
-    }
-    throw Error(std::to_string(missing.size()) + " op type(s) are not supported:" + list, graph.source_path,
-                "add an extractor in a plugin (--extensions, see docs/extending.md), or cut these nodes off with "
-                "--input/--output");
-}
-
 // Infers what is inferable now, so later extractors see ranks and element types where the
 // model makes them known. Failures are left to partial inference, which reports them.
 void try_infer(const Node& n) {
@@ -124,11 +98,9 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
 }  // namespace
 
 void extract(Graph& graph, const ExtractorRegistry& extractors) {
-    std::vector<Node> order = graph.topological_order();
-    report_unsupported(graph, order, extractors);
-    for (const Node& n : order) {
-        if (n.is("FrameworkNode")) run_extractor(graph, n, *extractor_of(n, extractors));
-        else try_infer(n);
+    for (const Node& n : graph.topological_order()) {
+        if (!n.is("FrameworkNode")) try_infer(n);
+        else if (const Extractor* e = extractor_of(n, extractors)) run_extractor(graph, n, *e);
     }
 }
 

@@ -48,8 +48,9 @@ private:
     std::string origin_ = "built-in";
 };
 
-// Runs the extractor of every FrameworkNode. Nodes without an extractor are collected first
-// and reported in one mo::Error listing each op type with its node names.
+// Runs the extractor of every FrameworkNode that has one. The others stay FrameworkNodes: a
+// configured replacement may remove them; report_unsupported_ops() (transforms/back/
+// unsupported_ops.hpp) reports those left, all at once.
 MO_API void extract(Graph& graph, const ExtractorRegistry& extractors);
 
 }  // namespace mo

@@ -18,6 +18,7 @@ void register_builtin_ops(OpRegistry& r) {
     register_roi_align_ops(r);
     register_grid_sample_ops(r);
     register_detection_ops(r);
+    register_detection_output_op(r);
     register_internal_ops(r);
 }
 

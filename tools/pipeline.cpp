@@ -3,6 +3,7 @@
 #include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/onnx/onnx_loader.hpp"
 #include "ops/ops.hpp"
+#include "transforms/back/unsupported_ops.hpp"
 #include "transforms/config/transformations_config.hpp"
 #include "transforms/transforms.hpp"
 
@@ -29,6 +30,8 @@ std::unique_ptr<Graph> Pipeline::load_and_extract(const ConversionOptions& optio
     std::unique_ptr<Graph> graph = loader.load(options.input_model, options, ops);
     if (graph->source_framework.empty()) graph->source_framework = loader.framework;
     extract(*graph, extractors);
+    // Without a config nothing can remove an op no extractor handled: say so now.
+    if (options.transformations_config.empty()) report_unsupported_ops(*graph);
     return graph;
 }
 

@@ -61,6 +61,11 @@ Pattern& Pattern::commutative(const std::string& name) {
     return *this;
 }
 
+Pattern& Pattern::any_output(const std::string& name) {
+    nodes_[index_of(name)].any_output = true;
+    return *this;
+}
+
 const std::vector<std::string>& Pattern::root_types() const { return nodes_[index_of(root_)].types; }
 
 const std::vector<Pattern::EdgeSpec>& Pattern::ordered_edges() const {
@@ -92,20 +97,30 @@ Node PatternMatch::operator[](const std::string& name) const {
     return it->second;
 }
 
+OutPort PatternMatch::out(const std::string& name) const {
+    auto it = ports_.find(name);
+    return (*this)[name].out(it == ports_.end() ? 0 : it->second);
+}
+
 namespace {
 
 // Backtracking search: binds pattern nodes while resolving the ordered edges one by one.
 class Matcher {
 public:
     explicit Matcher(const Pattern& p)
-        : p_(p), edges_(p.ordered_edges()), bound_(p.nodes().size()), swapped_(p.nodes().size(), false) {}
+        : p_(p),
+          edges_(p.ordered_edges()),
+          bound_(p.nodes().size()),
+          swapped_(p.nodes().size(), false),
+          port_(p.nodes().size(), kUnknownPort) {}
 
     std::optional<PatternMatch> run(const Node& root) {
         size_t r = 0;
         while (p_.nodes()[r].name != p_.root()) ++r;
         if (!bind_and_continue(r, root, 0)) return std::nullopt;
         PatternMatch m;
-        for (size_t i = 0; i < bound_.size(); ++i) m.bind(p_.nodes()[i].name, bound_[i]);
+        for (size_t i = 0; i < bound_.size(); ++i)
+            m.bind(p_.nodes()[i].name, bound_[i], port_[i] == kUnknownPort ? 0 : port_[i]);
         return m;
     }
 
@@ -154,14 +169,37 @@ private:
             size_t port = graph_port(e.to, e.in_port);
             if (port >= to.input_count() || !to.in(port).connected()) return false;
             OutPort src = to.in(port).src();
-            if (src.index() != e.out_port) return false;
-            if (from) return src.node() == from && resolve(k + 1);
-            return bind_and_continue(e.from, src.node(), k + 1);
+            if (!output_allowed(e, src.index())) return false;
+            if (from) return src.node() == from && with_port(e, src.index(), [&] { return resolve(k + 1); });
+            return with_port(e, src.index(), [&] { return bind_and_continue(e.from, src.node(), k + 1); });
         }
-        // `from` is bound, `to` is not: try each consumer of the output.
-        if (e.out_port >= from.output_count()) return false;
-        for (const InPort& target : from.out(e.out_port).targets()) {
-            const bool commutative = p_.nodes()[e.to].commutative;
+        // `from` is bound, `to` is not: try each consumer of the output(s) the edge may leave.
+        for (size_t out = 0; out < from.output_count(); ++out)
+            if (output_allowed(e, out) && with_port(e, out, [&] { return bind_consumer(e, from.out(out), k); }))
+                return true;
+        return false;
+    }
+
+    // Whether edge `e` may leave output `out` of its source: the named one, or for an
+    // any_output node, any output (the one already chosen, once one is).
+    bool output_allowed(const Pattern::EdgeSpec& e, size_t out) const {
+        if (!p_.nodes()[e.from].any_output) return out == e.out_port;
+        return port_[e.from] == kUnknownPort || port_[e.from] == out;
+    }
+
+    // Records `out` as the chosen output of e.from while `next` resolves the rest; undone on failure.
+    template <typename Continue>
+    bool with_port(const Pattern::EdgeSpec& e, size_t out, Continue next) {
+        const size_t before = port_[e.from];
+        if (p_.nodes()[e.from].any_output) port_[e.from] = out;
+        if (next()) return true;
+        port_[e.from] = before;
+        return false;
+    }
+
+    bool bind_consumer(const Pattern::EdgeSpec& e, const OutPort& out, size_t k) {
+        const bool commutative = p_.nodes()[e.to].commutative;
+        for (const InPort& target : out.targets()) {
             if (target.index() != e.in_port && !(commutative && e.in_port < 2 && target.index() == 1 - e.in_port))
                 continue;
             if (!accepts(e.to, target.node())) continue;
@@ -178,6 +216,8 @@ private:
     const std::vector<Pattern::EdgeSpec>& edges_;
     std::vector<Node> bound_;
     std::vector<bool> swapped_;
+    std::vector<size_t> port_;  // the output an any_output node's edges leave
+    static constexpr size_t kUnknownPort = SIZE_MAX;
 };
 
 }  // namespace

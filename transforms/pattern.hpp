@@ -50,6 +50,10 @@ public:
     Pattern& edge(const std::string& from, const std::string& to, size_t in_port, size_t out_port = 0);
     // The node's inputs 0 and 1 may be matched in either order (Add, Multiply, Maximum, ...).
     Pattern& commutative(const std::string& name);
+    // Edges from the node may leave any one of its outputs (the same one on every edge), not
+    // only the one edge() names: for a pattern input that may be, say, a Split's second output.
+    // PatternMatch::out() tells which output was matched.
+    Pattern& any_output(const std::string& name);
 
     const std::string& root() const { return root_; }
     const std::vector<std::string>& root_types() const;
@@ -59,6 +63,7 @@ public:
         std::vector<std::string> types;
         std::vector<NodePredicate> predicates;
         bool commutative = false;
+        bool any_output = false;
     };
     struct EdgeSpec {
         size_t from, to;  // indices into nodes()
@@ -81,11 +86,17 @@ private:
 class MO_API PatternMatch {
 public:
     Node operator[](const std::string& name) const;  // MO_ASSERTs the name is in the pattern
+    // The matched output of the node: the one its pattern edges leave (output 0 when none does).
+    OutPort out(const std::string& name) const;
     const std::map<std::string, Node>& nodes() const { return nodes_; }
-    void bind(const std::string& name, Node n) { nodes_[name] = n; }
+    void bind(const std::string& name, Node n, size_t out_port = 0) {
+        nodes_[name] = n;
+        ports_[name] = out_port;
+    }
 
 private:
     std::map<std::string, Node> nodes_;
+    std::map<std::string, size_t> ports_;
 };
 
 // Puts `fused` in the place of the match's node `root` (Graph::replace: consumers, tensor names,

@@ -8,10 +8,12 @@
 #include "transforms/back/gemm_to_matmul.hpp"
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
+#include "transforms/back/unsupported_ops.hpp"
 #include "transforms/front/output_cut.hpp"
 #include "transforms/front/replace_subgraph_with_op.hpp"
 #include "transforms/middle/activation_fusions.hpp"
 #include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
@@ -33,6 +35,9 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<MishFusion>());
     r.add(std::make_unique<LayerNormFusion>());
     r.add(std::make_unique<SoftmaxFusion>());
+    r.add(std::make_unique<ConstantChainMerge>());
+    r.add(std::make_unique<ConvolutionMultiplyFusion>());
+    r.add(std::make_unique<PadFusion>());
     // back
     r.add(std::make_unique<GemmToMatMul>());
     r.add(std::make_unique<FlattenToReshape>());
@@ -41,6 +46,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ReplaceFoldedWithConstants>());
     r.add(std::make_unique<RemoveDeadNodes>());
     r.add(std::make_unique<CompressFloatConstantsToF16>());
+    r.add(std::make_unique<ReportUnsupportedOps>());
     r.add(std::make_unique<CheckOnlyOpsetOps>());
 }
 

@@ -10,6 +10,7 @@
 #include "loaders/onnx/onnx_loader.hpp"
 #include "support/graph_builder.hpp"
 #include "support/onnx_model_builder.hpp"
+#include "transforms/back/unsupported_ops.hpp"
 
 namespace mo::test {
 
@@ -18,6 +19,7 @@ inline std::unique_ptr<Graph> convert_onnx(const OnnxModelBuilder& m, const std:
     ExtractorRegistry r;
     register_onnx_extractors(r);
     extract(*g, r);
+    report_unsupported_ops(*g);  // as the pipeline does without a transformations config
     return g;
 }
 

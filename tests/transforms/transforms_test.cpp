@@ -22,11 +22,12 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 21u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 25u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference", "GeluFusion", "HSwishFusion",
         "HSigmoidFusion", "LayerNormToMVN", "MiddleStart", "FuseBatchNormIntoConvolution",
-        "BatchNormToBatchNormInference", "SoftPlusFusion", "MishFusion", "SoftmaxFusion", "SwishFusion", "MiddleFinish", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul",
+        "BatchNormToBatchNormInference", "PadFusion", "SoftPlusFusion", "MishFusion", "SoftmaxFusion", "SwishFusion",
+        "ConstantChainMerge", "ConvolutionMultiplyFusion", "MiddleFinish", "ReportUnsupportedOps", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul",
         "NormalizeAxes", "ReplaceFoldedWithConstants", "RemoveDeadNodes", "CompressFloatConstantsToF16",
         "CheckOnlyOpsetOps", "BackFinish"};
     EXPECT_EQ(order_of(r), expected);

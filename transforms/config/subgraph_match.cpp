@@ -9,6 +9,12 @@ namespace mo {
 
 namespace {
 
+bool has_known_value(const Node& n) {
+    for (size_t j = 0; j < n.output_count(); ++j)
+        if (!n.out(j).value()) return false;
+    return n.output_count() > 0;
+}
+
 std::regex compile(const std::string& pattern, const ConfigEntry& entry) {
     try {
         return std::regex(pattern);
@@ -95,26 +101,34 @@ std::vector<SubgraphMatch> match_scopes(const Graph& graph, const ConfigEntry& e
 SubgraphMatch match_points(const Graph& graph, const ConfigEntry& entry) {
     const std::vector<Node> starts = points(graph, entry, "start_points"), ends = points(graph, entry, "end_points");
     const std::set<Node> start_set(starts.begin(), starts.end()), end_set(ends.begin(), ends.end());
-    std::set<Node> in;
+    // Forward from the starts, not past the ends; then backward from every node but the starts,
+    // for the producers they need. A producer whose value is known (a constant, or folded by
+    // partial inference) is taken in without its own producers.
+    std::set<Node> in(starts.begin(), starts.end());
     std::deque<Node> queue(starts.begin(), starts.end());
-    in.insert(starts.begin(), starts.end());
-    auto reach = [&](const Node& n, const Node& from) {
-        if (n.is("Parameter"))
-            throw Error(entry.describe() + ": the sub-graph pulls in the model input '" + n.name() + "' (an input of " +
-                            from.describe() + ")",
-                        entry.file, "add the node that reads it to the start points");
-        if (in.insert(n).second) queue.push_back(n);
-    };
     while (!queue.empty()) {
         Node n = queue.front();
         queue.pop_front();
-        if (!end_set.count(n))
-            for (size_t j = 0; j < n.output_count(); ++j)
-                for (const InPort& t : n.out(j).targets())
-                    if (!t.node().is("Result")) reach(t.node(), n);
-        if (!start_set.count(n))
-            for (size_t i = 0; i < n.input_count(); ++i)
-                if (n.in(i).connected()) reach(n.in(i).src().node(), n);
+        if (end_set.count(n)) continue;
+        for (size_t j = 0; j < n.output_count(); ++j)
+            for (const InPort& t : n.out(j).targets())
+                if (!t.node().is("Result") && in.insert(t.node()).second) queue.push_back(t.node());
+    }
+    for (const Node& n : in)
+        if (!start_set.count(n) && !has_known_value(n)) queue.push_back(n);
+    while (!queue.empty()) {
+        Node n = queue.front();
+        queue.pop_front();
+        for (size_t i = 0; i < n.input_count(); ++i) {
+            if (!n.in(i).connected()) continue;
+            Node p = n.in(i).src().node();
+            if (p.is("Parameter"))
+                throw Error(entry.describe() + ": the sub-graph pulls in the model input '" + p.name() +
+                                "' (an input of " + n.describe() + ")",
+                            entry.file, "add the node that reads it to the start points");
+            if (!in.insert(p).second) continue;
+            if (!has_known_value(p)) queue.push_back(p);
+        }
     }
     for (const Node& e : ends)
         if (!in.count(e))

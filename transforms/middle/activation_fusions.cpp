@@ -81,7 +81,7 @@ bool fuse(const PatternMatch& m, const std::string& root, Node fused, const std:
     return true;
 }
 
-bool float_input(const Node& x) { return is_float(x.out(0).type()); }
+bool float_input(const OutPort& x) { return is_float(x.type()); }
 
 }  // namespace
 
@@ -93,7 +93,7 @@ namespace {
 // 0: (x * plus) * 0.5 (PyTorch), 1: (x * 0.5) * plus, 2: x * (plus * 0.5).
 Pattern gelu_erf(int order, bool divide) {
     Pattern p("out");
-    p.node("x");
+    p.node("x").any_output("x");
     scaled(p, "inner", "x", 1.0 / std::numbers::sqrt2, divide);
     unary(p, "erf", "Erf", "inner");
     plus_constant(p, "plus", "erf", 1.0);
@@ -108,7 +108,7 @@ Pattern gelu_erf(int order, bool divide) {
 // x * (x * x) or Power(x, 3).
 Pattern gelu_tanh(bool power) {
     Pattern p("out");
-    p.node("x");
+    p.node("x").any_output("x");
     if (power) {
         constant(p, "three", 3.0);
         p.node("cube", {"Power"}, {consumers(1)}).edge("x", "cube", 0).edge("three", "cube", 1);
@@ -138,11 +138,11 @@ std::vector<Pattern> GeluFusion::patterns() const {
 }
 
 bool GeluFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
+    OutPort x = m.out("x");
     if (!float_input(x)) return false;
-    Graph& g = x.graph();
+    Graph& g = x.node().graph();
     const std::string mode = m.nodes().count("erf") ? "ERF" : "TANH";
-    Node gelu = g.add_op("Gelu", m["out"].name() + "/gelu", {x.out(0)}, {{"approximation_mode", mode}});
+    Node gelu = g.add_op("Gelu", m["out"].name() + "/gelu", {x}, {{"approximation_mode", mode}});
     return fuse(m, "out", gelu, {"x"});
 }
 
@@ -164,20 +164,20 @@ void hard_sigmoid(Pattern& p, bool root) {
 std::vector<Pattern> HSwishFusion::patterns() const {
     std::vector<Pattern> v;
     Pattern hs("out");
-    hs.node("x");
+    hs.node("x").any_output("x");
     hard_sigmoid(hs, false);
     binary(hs, "out", "Multiply", "x", "hsig", true);
     v.push_back(hs);
     for (int form = 0; form < kRelu6Forms; ++form)
         for (bool divide : {true, false}) {
             Pattern inner("out");  // x * (relu6(x + 3) / 6)
-            inner.node("x");
+            inner.node("x").any_output("x");
             relu6_of_x_plus_3(inner, form);
             scaled(inner, "sixth", "relu6", 1.0 / 6.0, divide);
             binary(inner, "out", "Multiply", "x", "sixth", true);
             v.push_back(inner);
             Pattern outer("out");  // (x * relu6(x + 3)) / 6
-            outer.node("x");
+            outer.node("x").any_output("x");
             relu6_of_x_plus_3(outer, form);
             binary(outer, "mul", "Multiply", "x", "relu6");
             scaled(outer, "out", "mul", 1.0 / 6.0, divide, true);
@@ -187,22 +187,22 @@ std::vector<Pattern> HSwishFusion::patterns() const {
 }
 
 bool HSwishFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
+    OutPort x = m.out("x");
     if (!float_input(x)) return false;
-    Node hswish = x.graph().add_op("HSwish", m["out"].name() + "/hswish", {x.out(0)});
+    Node hswish = x.node().graph().add_op("HSwish", m["out"].name() + "/hswish", {x});
     return fuse(m, "out", hswish, {"x"});
 }
 
 std::vector<Pattern> HSigmoidFusion::patterns() const {
     std::vector<Pattern> v;
     Pattern hs("hsig");
-    hs.node("x");
+    hs.node("x").any_output("x");
     hard_sigmoid(hs, true);
     v.push_back(hs);
     for (int form = 0; form < kRelu6Forms; ++form)
         for (bool divide : {true, false}) {
             Pattern p("out");  // relu6(x + 3) / 6
-            p.node("x");
+            p.node("x").any_output("x");
             relu6_of_x_plus_3(p, form);
             scaled(p, "out", "relu6", 1.0 / 6.0, divide, true);
             v.push_back(p);
@@ -211,10 +211,10 @@ std::vector<Pattern> HSigmoidFusion::patterns() const {
 }
 
 bool HSigmoidFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
+    OutPort x = m.out("x");
     if (!float_input(x)) return false;
     const std::string root = m.nodes().count("out") ? "out" : "hsig";
-    Node hsigmoid = x.graph().add_op("HSigmoid", m[root].name() + "/hsigmoid", {x.out(0)});
+    Node hsigmoid = x.node().graph().add_op("HSigmoid", m[root].name() + "/hsigmoid", {x});
     return fuse(m, root, hsigmoid, {"x"});
 }
 
@@ -222,11 +222,11 @@ bool HSigmoidFusion::apply(const PatternMatch& m, const TransformContext&) {
 
 std::vector<Pattern> SwishFusion::patterns() const {
     Pattern plain("out");  // x * sigmoid(x)
-    plain.node("x");
+    plain.node("x").any_output("x");
     unary(plain, "sigmoid", "Sigmoid", "x");
     binary(plain, "out", "Multiply", "x", "sigmoid", true);
     Pattern with_beta("out");  // x * sigmoid(x * beta)
-    with_beta.node("x").node("beta", {}, {is_constant()});
+    with_beta.node("x").any_output("x").node("beta", {}, {is_constant()});
     binary(with_beta, "scaled", "Multiply", "x", "beta");
     unary(with_beta, "sigmoid", "Sigmoid", "scaled");
     binary(with_beta, "out", "Multiply", "x", "sigmoid", true);
@@ -234,13 +234,13 @@ std::vector<Pattern> SwishFusion::patterns() const {
 }
 
 bool SwishFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
+    OutPort x = m.out("x");
     if (!float_input(x)) return false;
-    Graph& g = x.graph();
-    std::vector<OutPort> inputs{x.out(0)};
+    Graph& g = x.node().graph();
+    std::vector<OutPort> inputs{x};
     if (m.nodes().count("beta")) {
         const Tensor& beta = *m["beta"].out(0).value();
-        if (beta.size() != 1 || beta.type() != x.out(0).type()) return false;  // Swish takes one beta
+        if (beta.size() != 1 || beta.type() != x.type()) return false;  // Swish takes one beta
         inputs.push_back(g.add_constant(m["out"].name() + "/beta", beta.reshaped({})).out(0));
     }
     Node swish = g.add_op("Swish", m["out"].name() + "/swish", inputs);
@@ -251,7 +251,7 @@ bool SwishFusion::apply(const PatternMatch& m, const TransformContext&) {
 
 std::vector<Pattern> SoftPlusFusion::patterns() const {
     Pattern p("out");  // log(exp(x) + 1)
-    p.node("x");
+    p.node("x").any_output("x");
     unary(p, "exp", "Exp", "x");
     plus_constant(p, "plus", "exp", 1.0);
     unary(p, "out", "Log", "plus", true);
@@ -259,15 +259,15 @@ std::vector<Pattern> SoftPlusFusion::patterns() const {
 }
 
 bool SoftPlusFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
+    OutPort x = m.out("x");
     if (!float_input(x)) return false;
-    Node softplus = x.graph().add_op("SoftPlus", m["out"].name() + "/softplus", {x.out(0)});
+    Node softplus = x.node().graph().add_op("SoftPlus", m["out"].name() + "/softplus", {x});
     return fuse(m, "out", softplus, {"x"});
 }
 
 std::vector<Pattern> MishFusion::patterns() const {
     Pattern p("out");  // x * tanh(SoftPlus(x))
-    p.node("x");
+    p.node("x").any_output("x");
     unary(p, "softplus", "SoftPlus", "x");
     unary(p, "tanh", "Tanh", "softplus");
     binary(p, "out", "Multiply", "x", "tanh", true);
@@ -275,9 +275,9 @@ std::vector<Pattern> MishFusion::patterns() const {
 }
 
 bool MishFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
+    OutPort x = m.out("x");
     if (!float_input(x)) return false;
-    Node mish = x.graph().add_op("Mish", m["out"].name() + "/mish", {x.out(0)});
+    Node mish = x.node().graph().add_op("Mish", m["out"].name() + "/mish", {x});
     return fuse(m, "out", mish, {"x"});
 }
 

@@ -1,7 +1,8 @@
 #include "transforms/middle/batch_norm.hpp"
 
 #include <cmath>
-#include <optional>
+
+#include "transforms/middle/channel_constant.hpp"
 
 namespace mo {
 
@@ -9,26 +10,6 @@ namespace {
 
 // The single consumer of `port`, if it has exactly one.
 bool single_use(const OutPort& port) { return port.targets().size() == 1; }
-
-// A tensor of `type` holding `values` in `shape`.
-Tensor make_tensor(ElementType type, const std::vector<double>& values, Shape shape) {
-    return Tensor::from_vector<double>(values, std::move(shape)).convert(type);
-}
-
-// A constant bias broadcast along the channel axis (axis 1) of a rank-`rank` output, as C
-// per-channel values; nullopt when it varies along any other axis.
-std::optional<std::vector<double>> per_channel(const Tensor& bias, size_t rank, int64_t channels) {
-    const Shape& s = bias.shape();
-    if (s.size() > rank) return std::nullopt;
-    Shape padded(rank - s.size(), 1);
-    padded.insert(padded.end(), s.begin(), s.end());
-    for (size_t i = 0; i < rank; ++i)
-        if (i != 1 && padded[i] != 1) return std::nullopt;
-    auto v = bias.to_f64();
-    if (rank < 2 || v.size() == 1) return std::vector<double>(static_cast<size_t>(channels), v.at(0));
-    if (padded[1] != channels) return std::nullopt;
-    return v;
-}
 
 }  // namespace
 
@@ -50,14 +31,11 @@ bool FuseBatchNormIntoConvolution::apply(Node bn, const TransformContext&) {
         }
         if (!conv) return false;
     }
-    if (!conv.is("Convolution") && !conv.is("GroupConvolution")) return false;
-    const Tensor* weights = conv.in(1).value();
-    if (!weights || !is_float(weights->type())) return false;
-    const bool grouped = conv.is("GroupConvolution");
-    const Shape& ws = weights->shape();
-    if (ws.size() < (grouped ? 4u : 3u)) return false;
-    const int64_t channels = grouped ? ws[0] * ws[1] : ws[0];
-    const size_t out_rank = grouped ? ws.size() - 1 : ws.size();
+    auto geometry = conv_channels(conv);
+    if (!geometry) return false;
+    const Tensor& weights = *conv.in(1).value();
+    const int64_t channels = geometry->channels;
+    const size_t out_rank = geometry->out_rank;
 
     auto scale = bn.in(1).value()->to_f64(), beta = bn.in(2).value()->to_f64();
     auto mean = bn.in(3).value()->to_f64(), var = bn.in(4).value()->to_f64();
@@ -78,16 +56,12 @@ bool FuseBatchNormIntoConvolution::apply(Node bn, const TransformContext&) {
         k[i] = scale[i] / std::sqrt(var[i] + eps);
         bias[i] = (bias[i] - mean[i]) * k[i] + beta[i];
     }
-    auto w = weights->to_f64();
-    const size_t per_channel_size = w.size() / c;
-    for (size_t i = 0; i < w.size(); ++i) w[i] *= k[i / per_channel_size];
-
-    Node new_weights = g.add_constant(conv.in(1).src().node().name() + "/fused_bn", make_tensor(weights->type(), w, ws));
+    Node new_weights = g.add_constant(conv.in(1).src().node().name() + "/fused_bn", scale_output_channels(weights, k));
     conv.in(1).connect(new_weights.out(0));
     Shape bias_shape(out_rank, 1);
     bias_shape[1] = channels;
-    const ElementType out_type = bn.out(0).type() == ElementType::dynamic ? weights->type() : bn.out(0).type();
-    Node bias_const = g.add_constant(bn.name() + "/bias", make_tensor(out_type, bias, bias_shape));
+    const ElementType out_type = bn.out(0).type() == ElementType::dynamic ? weights.type() : bn.out(0).type();
+    Node bias_const = g.add_constant(bn.name() + "/bias", tensor_of(out_type, bias, bias_shape));
     Node fused = g.add_op("Add", bn.name() + "/fused", {conv.out(0), bias_const.out(0)});
     if (add) fused.fused_names().push_back(add.name());
     g.replace(bn, fused);

@@ -31,7 +31,7 @@ std::vector<int64_t> reduced_axes(const Node& reduce) {
 
 Pattern layer_norm(bool power) {
     Pattern p("out");
-    p.node("x");
+    p.node("x").any_output("x");
     reduction(p, "mean", "ReduceMean", "x", 1);
     p.node("centered", {"Subtract"}, {consumers(2)}).edge("x", "centered", 0).edge("mean", "centered", 1);
     if (power) {
@@ -55,20 +55,20 @@ std::vector<Pattern> LayerNormFusion::patterns() const {
 }
 
 bool LayerNormFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
-    if (!is_float(x.out(0).type())) return false;
+    OutPort x = m.out("x");
+    if (!is_float(x.type())) return false;
     std::vector<int64_t> axes = reduced_axes(m["mean"]);
     if (axes.empty() || axes != reduced_axes(m["variance"])) return false;
     // MVN normalizes over the trailing axes only when they are contiguous up to the last one.
-    const int64_t rank = static_cast<int64_t>(x.out(0).shape().rank());
+    const int64_t rank = static_cast<int64_t>(x.shape().rank());
     for (size_t i = 0; i < axes.size(); ++i)
         if (axes[i] != rank - static_cast<int64_t>(axes.size() - i)) return false;
     const Tensor& eps = *m["eps"].out(0).value();
     if (eps.size() != 1) return false;
-    Graph& g = x.graph();
+    Graph& g = x.node().graph();
     OutPort axes_port = g.add_constant(m["out"].name() + "/axes",
                                        Tensor::from_vector<int64_t>(axes, {static_cast<int64_t>(axes.size())})).out(0);
-    Node mvn = g.add_op("MVN", m["out"].name() + "/mvn", {x.out(0), axes_port},
+    Node mvn = g.add_op("MVN", m["out"].name() + "/mvn", {x, axes_port},
                         {{"eps", eps.to_f64()[0]}, {"normalize_variance", true}, {"eps_mode", std::string("inside_sqrt")}});
     fuse_match(m, "out", mvn, {"x"});
     return true;
@@ -76,7 +76,7 @@ bool LayerNormFusion::apply(const PatternMatch& m, const TransformContext&) {
 
 std::vector<Pattern> SoftmaxFusion::patterns() const {
     Pattern p("out");
-    p.node("x");
+    p.node("x").any_output("x");
     reduction(p, "max", "ReduceMax", "x", 1);
     p.node("shifted", {"Subtract"}, {consumers(1)}).edge("x", "shifted", 0).edge("max", "shifted", 1);
     p.node("exp", {"Exp"}, {consumers(2)}).edge("shifted", "exp", 0);
@@ -86,11 +86,11 @@ std::vector<Pattern> SoftmaxFusion::patterns() const {
 }
 
 bool SoftmaxFusion::apply(const PatternMatch& m, const TransformContext&) {
-    Node x = m["x"];
-    if (!is_float(x.out(0).type())) return false;
+    OutPort x = m.out("x");
+    if (!is_float(x.type())) return false;
     std::vector<int64_t> axes = reduced_axes(m["max"]);
     if (axes.size() != 1 || axes != reduced_axes(m["sum"])) return false;
-    Node softmax = x.graph().add_op("Softmax", m["out"].name() + "/softmax", {x.out(0)}, {{"axis", axes[0]}});
+    Node softmax = x.node().graph().add_op("Softmax", m["out"].name() + "/softmax", {x}, {{"axis", axes[0]}});
     fuse_match(m, "out", softmax, {"x"});
     return true;
 }

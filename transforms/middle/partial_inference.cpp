@@ -1,5 +1,7 @@
 #include "transforms/middle/partial_inference.hpp"
 
+#include <unordered_set>
+
 #include "core/log.hpp"
 
 namespace mo {
@@ -138,7 +140,17 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
         last_inputs_.clear();
     }
     bool changed = false;
+    // Nodes no extractor handled (left for a configured replacement, reported at the back phase)
+    // and everything they feed stay uninferred.
+    std::unordered_set<uint64_t> blocked;
     for (Node n : graph.topological_order()) {
+        bool skip = n.is("FrameworkNode");
+        for (size_t i = 0; !skip && !blocked.empty() && i < n.input_count(); ++i)
+            skip = n.in(i).connected() && blocked.count(n.in(i).src().node().id());
+        if (skip) {
+            blocked.insert(n.id());
+            continue;
+        }
         auto states = input_states(n);
         auto it = last_inputs_.find(n.id());
         if (!n.needs_infer() && it != last_inputs_.end() && it->second == states) continue;

@@ -1,0 +1,35 @@
+#include "transforms/back/unsupported_ops.hpp"
+
+#include <map>
+
+#include "core/error.hpp"
+
+namespace mo {
+
+void report_unsupported_ops(const Graph& graph) {
+    std::map<std::string, std::vector<std::string>> missing;  // "onnx Type (opset N)" -> node names
+    for (const Node& n : graph.topological_order()) {
+        if (!n.is("FrameworkNode")) continue;
+        const auto& fw = n.framework();
+        std::string key = fw.framework + " " + (fw.domain.empty() ? "" : fw.domain + ".") + fw.type + " (opset " +
+                          std::to_string(fw.opset) + ")";
+        missing[key].push_back(n.name());
+    }
+    if (missing.empty()) return;
+    std::string list;
+    for (const auto& [key, names] : missing) {
+        list += "\n  " + key + ": ";
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (i == 8) {
+                list += ", ... (" + std::to_string(names.size()) + " nodes)";
+                break;
+            }
+            list += (i ? ", " : "") + names[i];
+        }
+    }
+    throw Error(std::to_string(missing.size()) + " op type(s) are not supported:" + list, graph.source_path,
+                "add an extractor in a plugin (--extensions, see docs/extending.md), or cut these nodes off with "
+                "--input/--output");
+}
+
+}  // namespace mo

@@ -27,6 +27,8 @@ install(TARGETS mo_shared EXPORT moTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${MO_INSTALL_INCLUDEDIR})
 install(DIRECTORY DESTINATION ${MO_INSTALL_PLUGINDIR})
+# Transformations configs shipped with mo (configs/ssd.json, ...).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mo/configs)
 
 install(EXPORT moTargets NAMESPACE mo:: DESTINATION ${MO_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/moConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/moConfig.cmake

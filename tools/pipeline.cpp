@@ -30,8 +30,9 @@ std::unique_ptr<Graph> Pipeline::load_and_extract(const ConversionOptions& optio
     std::unique_ptr<Graph> graph = loader.load(options.input_model, options, ops);
     if (graph->source_framework.empty()) graph->source_framework = loader.framework;
     extract(*graph, extractors);
-    // Without a config nothing can remove an op no extractor handled: say so now.
-    if (options.transformations_config.empty()) report_unsupported_ops(*graph);
+    // Only an --output cut or a configured replacement can remove an op no extractor handled;
+    // without either, say so now rather than after the front and middle phases.
+    if (options.transformations_config.empty() && options.outputs.empty()) report_unsupported_ops(*graph);
     return graph;
 }
 

@@ -168,9 +168,12 @@ std::vector<const Transformation*> TransformRegistry::order() const {
     for (const auto& [id, t] : by_id) {
         auto after = t->run_after();
         auto before = t->run_before();
+        // Inside its phase's anchors, unless it places itself outside them explicitly (as
+        // PartialInference runs before MiddleStart).
         if (!is_anchor(id)) {
-            if (after.empty()) after.push_back(phase_start(t->phase()));
-            if (before.empty()) before.push_back(phase_finish(t->phase()));
+            const std::string start = phase_start(t->phase()), finish = phase_finish(t->phase());
+            if (std::find(before.begin(), before.end(), start) == before.end()) after.push_back(start);
+            if (std::find(after.begin(), after.end(), finish) == after.end()) before.push_back(finish);
         }
         for (const auto& a : after) add_edge(a, id, id);
         for (const auto& b : before) add_edge(id, b, id);

@@ -16,6 +16,7 @@
 #include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
+#include "transforms/middle/torchvision_ssd.hpp"
 
 namespace mo {
 
@@ -25,6 +26,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ReplaceSubgraphWithOp>());
     // middle
     r.add(std::make_unique<PartialInference>());
+    r.add(std::make_unique<TorchvisionSSDPostprocessing>());
     r.add(std::make_unique<FuseBatchNormIntoConvolution>());
     r.add(std::make_unique<BatchNormToBatchNormInference>());
     r.add(std::make_unique<GeluFusion>());

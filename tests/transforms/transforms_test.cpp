@@ -22,14 +22,15 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 25u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 26u);  // anchors + built-ins
     const std::vector<std::string> expected{
-        "FrontStart", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference", "GeluFusion", "HSwishFusion",
-        "HSigmoidFusion", "LayerNormToMVN", "MiddleStart", "FuseBatchNormIntoConvolution",
-        "BatchNormToBatchNormInference", "PadFusion", "SoftPlusFusion", "MishFusion", "SoftmaxFusion", "SwishFusion",
-        "ConstantChainMerge", "ConvolutionMultiplyFusion", "MiddleFinish", "ReportUnsupportedOps", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul",
-        "NormalizeAxes", "ReplaceFoldedWithConstants", "RemoveDeadNodes", "CompressFloatConstantsToF16",
-        "CheckOnlyOpsetOps", "BackFinish"};
+        "FrontStart", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
+        "TorchvisionSSDPostprocessing", "MiddleStart", "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
+        "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "SoftPlusFusion", "MishFusion",
+        "SoftmaxFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "MiddleFinish",
+        "ReportUnsupportedOps", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul", "NormalizeAxes",
+        "ReplaceFoldedWithConstants", "RemoveDeadNodes", "CompressFloatConstantsToF16", "CheckOnlyOpsetOps",
+        "BackFinish"};
     EXPECT_EQ(order_of(r), expected);
     TransformRegistry again;
     register_builtin_transforms(again);

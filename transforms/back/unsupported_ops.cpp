@@ -28,8 +28,8 @@ void report_unsupported_ops(const Graph& graph) {
         }
     }
     throw Error(std::to_string(missing.size()) + " op type(s) are not supported:" + list, graph.source_path,
-                "add an extractor in a plugin (--extensions, see docs/extending.md), or cut these nodes off with "
-                "--input/--output");
+                "add an extractor in a plugin (--extensions, see docs/extending.md), cut these nodes off with "
+                "--output, or replace the sub-graph that holds them with --transformations_config");
 }
 
 }  // namespace mo

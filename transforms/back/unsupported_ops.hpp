@@ -1,7 +1,8 @@
-// Framework ops no extractor turned into mo ops. Without a --transformations_config they are
-// reported right after extraction; with one, a configured replacement may still remove them
-// (a detector's post-processing tail with control flow, say), so they are reported when the
-// middle phase is over. Either way: one error listing every op type with its node names.
+// Framework ops no extractor turned into mo ops. Without --output or --transformations_config
+// they are reported right after extraction; with either, an output cut or a configured
+// replacement (of a detector's post-processing tail with control flow, say) may still remove
+// them, so they are reported when the middle phase is over. Either way: one error listing every
+// op type with its node names.
 #pragma once
 
 #include "core/api.hpp"

@@ -65,12 +65,17 @@ void resolve_boundary(SubgraphMatch& m, const ConfigEntry& entry, const std::str
     }
 }
 
+// The node named `name`, else the node producing the tensor of that name (a model output's name
+// is often the steadiest handle an exporter gives).
 Node find_point(const Graph& graph, const std::string& name, const ConfigEntry& entry) {
-    Node n = graph.find_by_name(name);
-    if (!n)
-        throw Error(entry.describe() + ": no node is named '" + name + "'", entry.file,
-                    "fix the points in the transformations config");
-    return n;
+    if (Node n = graph.find_by_name(name)) return n;
+    for (const Node& n : graph.nodes())
+        for (size_t j = 0; j < n.output_count(); ++j) {
+            const auto& names = n.out(j).names();
+            if (std::find(names.begin(), names.end(), name) != names.end()) return n;
+        }
+    throw Error(entry.describe() + ": no node or tensor is named '" + name + "'", entry.file,
+                "fix the points in the transformations config");
 }
 
 std::vector<Node> points(const Graph& graph, const ConfigEntry& entry, const char* key) {
@@ -146,6 +151,9 @@ SubgraphMatch match_points(const Graph& graph, const ConfigEntry& entry) {
             if (s.in(i).connected() && !in.count(s.in(i).src().node()) && !s.in(i).value()) m.inputs.push_back({s.in(i)});
     for (const Node& e : ends)
         for (size_t j = 0; j < e.output_count(); ++j) m.outputs.push_back(e.out(j));
+    if (ends.empty())  // up to the model's outputs: the sub-graph's ports that Results read
+        for (const Node& r : graph.results())
+            if (in.count(r.in(0).src().node())) m.outputs.push_back(r.in(0).src());
     return m;
 }
 

@@ -44,10 +44,10 @@ void check_instances(const nlohmann::json& e, ConfigEntry& entry, const std::str
     if (entry.match_kind == "points") {
         const auto& i = entry.instances;
         if (!i.is_object() || !i.contains("start_points") || !is_string_list(i["start_points"]) ||
-            !i.contains("end_points") || !is_string_list(i["end_points"]) || i["start_points"].empty() ||
-            i["end_points"].empty())
+            !i.contains("end_points") || !is_string_list(i["end_points"]) || i["start_points"].empty())
             bad_field(path, entry.index, "instances",
-                      "{\"start_points\": [names], \"end_points\": [names]}, both non-empty, for match_kind points");
+                      "{\"start_points\": [names], \"end_points\": [names]} with at least one start point, for "
+                      "match_kind points");
     }
 }
 

@@ -123,7 +123,36 @@ TEST(TransformationsConfig, PointsTakeTheNodesBetweenAndTheirProducers) {
     test::expect_error([&] {
         match_points(t.graph(), entry_of(R"({"id": "A", "match_kind": "points",
             "instances": {"start_points": ["nope"], "end_points": ["blk/recip"]}})"));
-    }, {"no node is named 'nope'"});
+    }, {"no node or tensor is named 'nope'"});
+}
+
+TEST(TransformationsConfig, PointsByTensorNameUpToTheOutputsAndThroughKnownValues) {
+    // x -> neg -> exp -> plus(exp, k) -> recip ("y"), where k = ShapeOf(x)-derived and folded:
+    // a known value is taken in without its producers, so x is not pulled in through it.
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {3, 2}, "x");
+    auto neg = t.op("Negative", {x}, {}, "neg");
+    auto exp = t.op("Exp", {neg}, {}, "exp");
+    auto rank = t.op("Convert", {t.op("ShapeOf", {x}, {{"output_type", ElementType::i64}}, "shape")},
+                     {{"destination_type", ElementType::f32}}, "k");
+    auto plus = t.op("Add", {exp, rank}, {}, "plus");
+    auto recip = t.op("Divide", {t.constant<float>({1.f}, {}, "one"), plus}, {}, "recip");
+    recip.names().push_back("y");
+    t.output(recip, "out");
+    test::infer(t.graph());
+    ASSERT_NE(rank.value(), nullptr);
+    SubgraphMatch m = match_points(t.graph(), entry_of(R"({"id": "A", "match_kind": "points",
+        "instances": {"start_points": ["neg"], "end_points": []}})"));
+    std::vector<std::string> names;
+    for (const Node& n : m.nodes) names.push_back(n.name());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"exp", "k", "neg", "one", "plus", "recip"}));
+    ASSERT_EQ(m.outputs.size(), 1u);  // the tensor the Result reads
+    EXPECT_EQ(m.outputs[0].node().name(), "recip");
+    // The end point as the output tensor's name.
+    SubgraphMatch by_tensor = match_points(t.graph(), entry_of(R"({"id": "A", "match_kind": "points",
+        "instances": {"start_points": ["neg"], "end_points": ["y"]}})"));
+    EXPECT_EQ(by_tensor.nodes.size(), m.nodes.size());
 }
 
 TEST(TransformationsConfig, EntriesGoToTheirTransformationAndSwitchItOn) {

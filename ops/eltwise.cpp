@@ -517,11 +517,9 @@ OpSchema with_enum(OpSchema s, std::string name, std::vector<std::string> allowe
     return s;
 }
 
-}  // namespace
-
-void register_eltwise_ops(OpRegistry& r) {
+// Unary ops applied to the element type directly (integers stay integers).
+void register_exact_unary_ops(OpRegistry& r) {
     using A = Accepts;
-    // ---- unary, applied to T directly
     r.add(unary("Abs", "opset1", A::Numeric, plain([](auto x) { return is_negative(x) ? wrapping_sub(decltype(x)(0), x) : x; }), false));
     r.add(unary("Negative", "opset1", A::Numeric, plain([](auto x) { return wrapping_sub(decltype(x)(0), x); }), false));
     r.add(unary("Sign", "opset1", A::Numeric, plain([](auto x) {
@@ -544,8 +542,11 @@ void register_eltwise_ops(OpRegistry& r) {
         };
     }, false, {{"mode", AttrKind::String, std::string("half_to_even")}}), "mode", {"half_to_even", "half_away_from_zero"}));
     r.add(clamp());
+}
 
-    // ---- unary functions of reals
+// Unary functions of reals: computed in double, stored in the element type.
+void register_real_unary_ops(OpRegistry& r) {
+    using A = Accepts;
     auto real = [&](const char* type, const char* version, A acc, auto f) {
         r.add(unary(type, version, acc, plain(f), true));
     };
@@ -570,7 +571,11 @@ void register_eltwise_ops(OpRegistry& r) {
     real("HSwish", "opset4", A::Float, [](auto x) { return x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0; });
     real("Mish", "opset4", A::Float, [](auto x) { return x * std::tanh(softplus(x)); });
     real("SoftPlus", "opset4", A::Float, [](auto x) { return softplus(x); });
+}
 
+// Activations with attributes or parameter inputs, PRelu and Convert.
+void register_parametric_unary_ops(OpRegistry& r) {
+    using A = Accepts;
     r.add(unary("Elu", "opset1", A::Float, [](const Node& n, const std::vector<Tensor>&) {
         const double alpha = n.attr<double>("alpha");
         return [alpha](auto x) { return x >= 0 ? double(x) : alpha * (std::exp(double(x)) - 1.0); };
@@ -606,8 +611,10 @@ void register_eltwise_ops(OpRegistry& r) {
     }, true, {}, 2));
     r.add(prelu());
     r.add(convert());
+}
 
-    // ---- binary
+// Binary ops with numpy broadcasting: arithmetic, comparison, logical; Select and the shifts.
+void register_binary_ops(OpRegistry& r) {
     using K = BinaryKind;
     r.add(binary("Add", K::Arithmetic, plain_binary([](auto a, auto b) { return wrapping_add(a, b); })));
     r.add(binary("Subtract", K::Arithmetic, plain_binary([](auto a, auto b) { return wrapping_sub(a, b); })));
@@ -641,6 +648,15 @@ void register_eltwise_ops(OpRegistry& r) {
     r.add(select());
     r.add(bitwise_shift("BitwiseLeftShift", true));
     r.add(bitwise_shift("BitwiseRightShift", false));
+}
+
+}  // namespace
+
+void register_eltwise_ops(OpRegistry& r) {
+    register_exact_unary_ops(r);
+    register_real_unary_ops(r);
+    register_parametric_unary_ops(r);
+    register_binary_ops(r);
 }
 
 }  // namespace mo

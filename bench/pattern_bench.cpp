@@ -11,6 +11,7 @@
 
 #include "ops/ops.hpp"
 #include "transforms/middle/activation_fusions.hpp"
+#include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
@@ -59,6 +60,9 @@ std::vector<std::unique_ptr<PatternTransformation>> fusion_passes() {
     passes.push_back(std::make_unique<MishFusion>());
     passes.push_back(std::make_unique<LayerNormFusion>());
     passes.push_back(std::make_unique<SoftmaxFusion>());
+    passes.push_back(std::make_unique<ConstantChainMerge>());
+    passes.push_back(std::make_unique<ConvolutionMultiplyFusion>());
+    passes.push_back(std::make_unique<PadFusion>());
     return passes;
 }
 

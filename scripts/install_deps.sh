@@ -8,6 +8,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
   libonnx-testdata  # ONNX backend tests for mo-conformance
+  libflatbuffers-dev flatbuffers-compiler  # the TFLite loader
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,7 +1,9 @@
 #include "tools/pipeline.hpp"
 
 #include "extractors/onnx/onnx_extractors.hpp"
+#include "extractors/tflite/tflite_extractors.hpp"
 #include "loaders/onnx/onnx_loader.hpp"
+#include "loaders/tflite/tflite_loader.hpp"
 #include "ops/ops.hpp"
 #include "transforms/back/unsupported_ops.hpp"
 #include "transforms/config/transformations_config.hpp"
@@ -12,7 +14,9 @@ namespace mo {
 void register_builtins(Registries& r) {
     register_builtin_ops(r.ops);
     register_onnx_loader(r.loaders);
+    register_tflite_loader(r.loaders);
     register_onnx_extractors(r.extractors);
+    register_tflite_extractors(r.extractors);
     register_builtin_transforms(r.transforms);
 }
 

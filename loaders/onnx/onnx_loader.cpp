@@ -13,6 +13,7 @@
 
 #include "core/log.hpp"
 #include "core/mapped_file.hpp"
+#include "loaders/input_overrides.hpp"
 #include "loaders/onnx/onnx_attributes.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 #include "loaders/onnx/wire_scanner.hpp"
@@ -112,7 +113,9 @@ private:
             if (!initializers_.count(vi.name())) inputs.push_back(&vi);
         std::vector<PartialShape> shapes;
         for (const auto* vi : inputs) shapes.push_back(shape_of(*vi));
-        apply_input_overrides(inputs, shapes);
+        std::vector<std::string> names;
+        for (const auto* vi : inputs) names.push_back(vi->name());
+        apply_input_overrides(names, shapes, options_, path_);
         for (size_t i = 0; i < inputs.size(); ++i) {
             const auto& vi = *inputs[i];
             std::string where = "input '" + vi.name() + "' of " + path_;
@@ -127,30 +130,6 @@ private:
             p.out(0).names() = {vi.name()};
             graph_->parameters().push_back(p);
             producers_[vi.name()] = p.out(0);
-        }
-    }
-
-    void apply_input_overrides(const std::vector<const onnx::ValueInfoProto*>& inputs,
-                               std::vector<PartialShape>& shapes) {
-        size_t position = 0;
-        for (const InputSpec& spec : options_.inputs) {
-            size_t index = position++;
-            if (!spec.name.empty()) {
-                index = inputs.size();
-                for (size_t i = 0; i < inputs.size(); ++i)
-                    if (inputs[i]->name() == spec.name) index = i;
-                if (index == inputs.size()) {
-                    std::string names;
-                    for (const auto* vi : inputs) names += (names.empty() ? "" : ", ") + vi->name();
-                    throw Error("the model has no input '" + spec.name + "'", path_,
-                                "the model's inputs are: " + names);
-                }
-            } else if (index >= inputs.size()) {
-                throw Error("--input gives " + std::to_string(options_.inputs.size()) + " shapes but the model has " +
-                                std::to_string(inputs.size()) + " inputs",
-                            path_, "give one shape per model input or name the inputs");
-            }
-            if (spec.shape) shapes[index] = *spec.shape;
         }
     }
 

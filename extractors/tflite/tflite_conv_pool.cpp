@@ -1,0 +1,107 @@
+// CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between Transposes) and
+// FULLY_CONNECTED.
+#include "extractors/tflite/tflite_extractors.hpp"
+
+namespace mo {
+
+namespace {
+
+using tflite_layout::kToNchw;
+using tflite_layout::kToNhwc;
+
+// Padding: SAME (0) pads like OpenVINO's same_upper (the odd pixel at the end), VALID (1) not at all.
+std::string auto_pad(ExtractContext& c) { return c.i("padding", 0) == 0 ? "same_upper" : "valid"; }
+
+AttrMap window_attrs(ExtractContext& c, bool with_dilations) {
+    AttrMap a{{"strides", std::vector<int64_t>{c.i("stride_h", 1), c.i("stride_w", 1)}},
+              {"pads_begin", std::vector<int64_t>{0, 0}},
+              {"pads_end", std::vector<int64_t>{0, 0}},
+              {"auto_pad", auto_pad(c)}};
+    if (with_dilations) a["dilations"] = std::vector<int64_t>{c.i("dilation_h_factor", 1), c.i("dilation_w_factor", 1)};
+    return a;
+}
+
+// conv_out (NCHW) + bias (input 2, [C]), the fused activation, then back to NHWC.
+void finish_conv(ExtractContext& c, OutPort y) {
+    if (c.has_input(2)) {
+        OutPort bias = c.op("Reshape", "bias", {c.input(2), c.i64s("bias/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
+        y = c.op("Add", "biased", {y, bias});
+    }
+    y = tflite_activation(c, y, "activation");
+    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
+}
+
+void conv_2d(ExtractContext& c) {
+    // filter [O, H, W, I] -> OIHW
+    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
+    OutPort w = tflite_transpose(c, "weights", c.input(1), kToNchw);
+    const PartialShape &xs = c.input(0).shape(), &ws = c.input(1).shape();
+    if (xs.rank_is_static() && ws.rank_is_static() && xs[3].is_static() && ws[3].is_static() &&
+        xs[3].get_length() != ws[3].get_length())
+        c.unsupported("CONV_2D with groups (input channels " + std::to_string(xs[3].get_length()) +
+                      ", filter channels " + std::to_string(ws[3].get_length()) + ")");
+    finish_conv(c, c.op("Convolution", "conv", {x, w}, window_attrs(c, true)));
+}
+
+void depthwise_conv_2d(ExtractContext& c) {
+    // filter [1, H, W, C * M] -> GroupConvolution weights [C, M, 1, H, W]
+    const PartialShape &xs = c.input(0).shape(), &ws = c.input(1).shape();
+    if (!ws.is_static() || ws.rank() != 4) c.fail("the depthwise filter must have a static 4-D shape");
+    const int64_t kh = ws[1].get_length(), kw = ws[2].get_length(), out = ws[3].get_length();
+    int64_t channels = xs.rank_is_static() && xs.rank() == 4 && xs[3].is_static() ? xs[3].get_length() : 0;
+    if (channels == 0) {
+        const int64_t m = c.i("depth_multiplier", 1);
+        if (m < 1) c.fail("depth_multiplier must be positive");
+        channels = out / m;
+    }
+    if (channels < 1 || out % channels != 0) c.fail("the filter's channels are not a multiple of the input's");
+    const int64_t m = out / channels;
+    OutPort w = c.op("Reshape", "weights/hwcm", {c.input(1), c.i64s("weights/hwcm/shape", {kh, kw, channels, m})},
+                     {{"special_zero", false}});
+    w = tflite_transpose(c, "weights/cmhw", w, {2, 3, 0, 1});
+    w = c.op("Reshape", "weights", {w, c.i64s("weights/shape", {channels, m, 1, kh, kw})}, {{"special_zero", false}});
+    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
+    finish_conv(c, c.op("GroupConvolution", "conv", {x, w}, window_attrs(c, true)));
+}
+
+void pool_2d(ExtractContext& c, bool max) {
+    AttrMap a = window_attrs(c, false);
+    a["kernel"] = std::vector<int64_t>{c.i("filter_height"), c.i("filter_width")};
+    a["rounding_type"] = std::string("floor");
+    if (max) {
+        a["dilations"] = std::vector<int64_t>{1, 1};
+        a["index_element_type"] = ElementType::i64;
+        a["axis"] = int64_t{0};
+    } else {
+        a["exclude-pad"] = true;  // TensorFlow averages over the input pixels of a window only
+    }
+    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
+    OutPort y = c.op(max ? "MaxPool" : "AvgPool", "pool", {x}, a);
+    y = tflite_activation(c, y, "activation");
+    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
+}
+
+// y = x W^T + b; without keep_num_dims the input is flattened to [-1, K] first.
+void fully_connected(ExtractContext& c) {
+    if (c.i("weights_format", 0) != 0) c.unsupported("FULLY_CONNECTED with shuffled weights");
+    const PartialShape& ws = c.input(1).shape();
+    if (!ws.is_static() || ws.rank() != 2) c.fail("the weights must have a static 2-D shape [O, K]");
+    OutPort x = c.input(0);
+    if (!c.i("keep_num_dims", 0))
+        x = c.op("Reshape", "flatten", {x, c.i64s("flatten/shape", {-1, ws[1].get_length()})}, {{"special_zero", false}});
+    OutPort y = c.op("MatMul", "matmul", {x, c.input(1)}, {{"transpose_a", false}, {"transpose_b", true}});
+    if (c.has_input(2)) y = c.op("Add", "biased", {y, c.input(2)});
+    c.set_output(0, tflite_activation(c, y, "activation"));
+}
+
+}  // namespace
+
+void register_tflite_conv_pool(ExtractorRegistry& r) {
+    r.add({"tflite", "", "CONV_2D", 1, INT64_MAX, conv_2d});
+    r.add({"tflite", "", "DEPTHWISE_CONV_2D", 1, INT64_MAX, depthwise_conv_2d});
+    r.add({"tflite", "", "MAX_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, true); }});
+    r.add({"tflite", "", "AVERAGE_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, false); }});
+    r.add({"tflite", "", "FULLY_CONNECTED", 1, INT64_MAX, fully_connected});
+}
+
+}  // namespace mo

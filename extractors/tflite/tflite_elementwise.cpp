@@ -1,0 +1,54 @@
+// Arithmetic (numpy broadcasting, with fused activations) and activations.
+#include "extractors/tflite/tflite_extractors.hpp"
+
+namespace mo {
+
+namespace {
+
+void binary(ExtractContext& c, const char* type) {
+    OutPort y = c.op(type, "op", {c.input(0), c.input(1)});
+    c.set_output(0, tflite_activation(c, y, "activation"));
+}
+
+void unary(ExtractContext& c, const char* type, const AttrMap& attrs = {}) { c.become(type, attrs); }
+
+// 1 / sqrt(x)
+void rsqrt(ExtractContext& c) {
+    OutPort root = c.op("Sqrt", "sqrt", {c.input(0)});
+    c.set_output(0, c.op("Divide", "", {c.scalar_like("one", 1.0, c.input(0)), root}));
+}
+
+// x >= 0 ? x : alpha * x
+void leaky_relu(ExtractContext& c) {
+    c.set_output(0, c.op("PRelu", "", {c.input(0), c.scalar_like("alpha", c.f("alpha", 0.2), c.input(0))}));
+}
+
+}  // namespace
+
+void register_tflite_elementwise(ExtractorRegistry& r) {
+    const std::pair<const char*, const char*> binaries[] = {
+        {"ADD", "Add"},         {"SUB", "Subtract"}, {"MUL", "Multiply"}, {"DIV", "Divide"},
+        {"MAXIMUM", "Maximum"}, {"MINIMUM", "Minimum"}, {"SQUARED_DIFFERENCE", "SquaredDifference"},
+        {"POW", "Power"},       {"FLOOR_MOD", "FloorMod"}};
+    for (const auto& [name, type] : binaries)
+        r.add({"tflite", "", name, 1, INT64_MAX, [type = type](ExtractContext& c) { binary(c, type); }});
+    const std::pair<const char*, const char*> unaries[] = {
+        {"RELU", "Relu"},   {"LOGISTIC", "Sigmoid"}, {"TANH", "Tanh"}, {"HARD_SWISH", "HSwish"}, {"EXP", "Exp"},
+        {"SQRT", "Sqrt"},   {"LOG", "Log"},          {"ABS", "Abs"},   {"NEG", "Negative"},       {"FLOOR", "Floor"},
+        {"CEIL", "Ceiling"}, {"SIN", "Sin"},         {"COS", "Cos"},   {"ELU", "Elu"}};
+    for (const auto& [name, type] : unaries) {
+        if (std::string(type) == "Elu")
+            r.add({"tflite", "", name, 1, INT64_MAX, [](ExtractContext& c) { unary(c, "Elu", {{"alpha", 1.0}}); }});
+        else
+            r.add({"tflite", "", name, 1, INT64_MAX, [type = type](ExtractContext& c) { unary(c, type); }});
+    }
+    r.add({"tflite", "", "RELU6", 1, INT64_MAX,
+           [](ExtractContext& c) { unary(c, "Clamp", {{"min", 0.0}, {"max", 6.0}}); }});
+    r.add({"tflite", "", "RELU_N1_TO_1", 1, INT64_MAX,
+           [](ExtractContext& c) { unary(c, "Clamp", {{"min", -1.0}, {"max", 1.0}}); }});
+    r.add({"tflite", "", "RSQRT", 1, INT64_MAX, rsqrt});
+    r.add({"tflite", "", "LEAKY_RELU", 1, INT64_MAX, leaky_relu});
+    r.add({"tflite", "", "PRELU", 1, INT64_MAX, [](ExtractContext& c) { c.become("PRelu"); }});
+}
+
+}  // namespace mo

@@ -1,0 +1,28 @@
+#include "extractors/tflite/tflite_extractors.hpp"
+
+namespace mo {
+
+void register_tflite_extractors(ExtractorRegistry& r) {
+    register_tflite_conv_pool(r);
+    register_tflite_elementwise(r);
+    register_tflite_shape(r);
+}
+
+OutPort tflite_transpose(ExtractContext& c, const std::string& suffix, const OutPort& x,
+                         const std::vector<int64_t>& perm) {
+    return c.op("Transpose", suffix, {x, c.i64s(suffix + "/order", perm)});
+}
+
+OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {
+    // ActivationFunctionType: NONE, RELU, RELU_N1_TO_1, RELU6, TANH, SIGN_BIT.
+    switch (c.i("fused_activation_function", 0)) {
+        case 0: return x;
+        case 1: return c.op("Relu", suffix, {x});
+        case 2: return c.op("Clamp", suffix, {x}, {{"min", -1.0}, {"max", 1.0}});
+        case 3: return c.op("Clamp", suffix, {x}, {{"min", 0.0}, {"max", 6.0}});
+        case 4: return c.op("Tanh", suffix, {x});
+        default: c.unsupported("fused activation SIGN_BIT");
+    }
+}
+
+}  // namespace mo

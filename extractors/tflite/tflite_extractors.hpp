@@ -1,0 +1,30 @@
+// Extractors of TFLite builtin operators, by family. TFLite tensors are NHWC: an op whose
+// OpenVINO form is NCHW (convolutions, pooling) is extracted between Transposes (NHWC->NCHW in
+// front, NCHW->NHWC behind), every other op keeps the source layout; the middle phase's layout
+// change (transforms/middle/layout_change.hpp) moves those Transposes until they cancel.
+#pragma once
+
+#include "extractors/extract_context.hpp"
+#include "extractors/extractor_registry.hpp"
+
+namespace mo {
+
+void register_tflite_extractors(ExtractorRegistry& r);
+
+void register_tflite_conv_pool(ExtractorRegistry& r);    // CONV_2D, DEPTHWISE_CONV_2D, pools, FULLY_CONNECTED
+void register_tflite_elementwise(ExtractorRegistry& r);  // arithmetic and activations
+void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATION, PAD, reductions, ...
+
+namespace tflite_layout {
+inline const std::vector<int64_t> kToNchw{0, 3, 1, 2};
+inline const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
+}  // namespace tflite_layout
+
+// x transposed by `perm` (a Transpose node named <node>/<suffix>).
+OutPort tflite_transpose(ExtractContext& c, const std::string& suffix, const OutPort& x,
+                         const std::vector<int64_t>& perm);
+
+// The operator's fused_activation_function applied to `x` (NONE: x itself).
+OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix);
+
+}  // namespace mo

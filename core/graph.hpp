@@ -208,6 +208,7 @@ public:
     // Source model description (file name, framework) kept for error messages and meta data.
     std::string source_path;
     std::string source_framework;
+    std::string source_layout;  // "NHWC" for TFLite and TensorFlow sources: the layout change applies
     // Keeps loader state alive (protobuf message, mapped file) as long as the graph lives.
     std::vector<std::shared_ptr<const void>> keep_alive;
 

@@ -24,6 +24,7 @@ struct ConversionOptions {
     std::vector<InputSpec> inputs;           // --input (and --input_shape merged in, by position)
     std::vector<std::string> outputs;        // --output: cut the graph at these tensors
     bool compress_to_fp16 = true;
+    bool disable_nhwc_to_nchw = false;  // NHWC sources: skip the layout change (LayoutChange)
     std::string transformations_config;
     std::vector<std::string> extensions;
     // The command line as given, for meta data.

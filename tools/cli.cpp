@@ -18,14 +18,15 @@ struct FlagSpec {
 
 // The flags, in the order --help lists them.
 const FlagSpec kFlags[] = {
-    {"input_model", true, "FILE", "model file to convert (.onnx, or ONNX text format .prototxt)"},
+    {"input_model", true, "FILE", "model file to convert (.onnx, ONNX text .prototxt, .tflite)"},
     {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
     {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
-    {"framework", true, "NAME", "source framework: onnx (default: guessed from the file)"},
+    {"framework", true, "NAME", "source framework: onnx or tflite (default: guessed from the file)"},
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
     {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
+    {"disable_nhwc_to_nchw", false, "", "keep NHWC sources' layout: Transposes around each NCHW-only op instead of the layout change"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
     {"transformations_config", true, "FILE", "JSON file of configured transformations (docs/transformations-config.md)"},
     {"extensions", true, "PATHS", "comma-separated plugin libraries or directories of them (see docs/extending.md)"},
@@ -225,6 +226,7 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
         }
     }
     if (auto v = find_given(given, "transformations_config")) o.transformations_config = *v;
+    o.disable_nhwc_to_nchw = given.count("disable_nhwc_to_nchw") > 0;
     o.extensions = list_value(given, "extensions");
     if (given.count("extensions") && o.extensions.empty())
         throw UsageError("--extensions needs a value", "command line");

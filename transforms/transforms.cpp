@@ -13,6 +13,7 @@
 #include "transforms/front/replace_subgraph_with_op.hpp"
 #include "transforms/middle/activation_fusions.hpp"
 #include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/layout_change.hpp"
 #include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
@@ -27,6 +28,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     // middle
     r.add(std::make_unique<PartialInference>());
     r.add(std::make_unique<TorchvisionSSDPostprocessing>());
+    r.add(std::make_unique<LayoutChange>());
     r.add(std::make_unique<FuseBatchNormIntoConvolution>());
     r.add(std::make_unique<BatchNormToBatchNormInference>());
     r.add(std::make_unique<GeluFusion>());

@@ -61,6 +61,7 @@ public:
         if (!subgraph_->tensors()) throw Error("the main subgraph has no tensors", path_, "re-export the model");
         graph_->source_path = path_;
         graph_->source_framework = "tflite";
+        graph_->source_layout = "NHWC";
         graph_->keep_alive.push_back(file_);
         add_parameters();
         add_operators();

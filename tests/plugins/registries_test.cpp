@@ -7,6 +7,7 @@
 #include "emit/ir_test_util.hpp"
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
+#include "extractors/tflite/tflite_extractors.hpp"
 #include "ops/ops.hpp"
 #include "support/op_test_util.hpp"
 #include "tools/pipeline.hpp"
@@ -87,13 +88,17 @@ TEST(Registries, BuiltinsRegisterThroughThePluginRegistries) {
     // The same as each folder's registration function, and nothing else.
     register_builtin_ops(direct_ops);
     register_onnx_extractors(direct_extractors);
+    const size_t onnx_extractors = direct_extractors.size();
+    register_tflite_extractors(direct_extractors);
     register_builtin_transforms(direct_transforms);
     EXPECT_EQ(ops.types(), direct_ops.types());
     EXPECT_EQ(extractors.size(), direct_extractors.size());
-    EXPECT_EQ(extractors.size("onnx"), extractors.size());
+    EXPECT_EQ(extractors.size("onnx"), onnx_extractors);
+    EXPECT_EQ(extractors.size("tflite"), direct_extractors.size() - onnx_extractors);
     EXPECT_EQ(transforms.size(), direct_transforms.size());
-    ASSERT_EQ(loaders.loaders().size(), 1u);
+    ASSERT_EQ(loaders.loaders().size(), 2u);
     EXPECT_EQ(loaders.loaders()[0].framework, "onnx");
+    EXPECT_EQ(loaders.loaders()[1].framework, "tflite");
     for (const std::string& type : ops.types()) EXPECT_EQ(ops.origin(type), "built-in") << type;
     for (const Transformation* t : transforms.order()) EXPECT_EQ(transforms.origin(*t), "built-in") << t->id();
 }

@@ -22,10 +22,10 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 26u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 27u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
-        "TorchvisionSSDPostprocessing", "MiddleStart", "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
+        "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
         "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "SoftPlusFusion", "MishFusion",
         "SoftmaxFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "MiddleFinish",
         "ReportUnsupportedOps", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul", "NormalizeAxes",

@@ -1,0 +1,281 @@
+#include "transforms/middle/layout_change.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "transforms/middle/partial_inference.hpp"
+
+namespace mo {
+
+namespace {
+
+using Perm = std::vector<int64_t>;
+
+// The order of a Transpose whose order is constant (and whose data is not: that one folds).
+std::optional<Perm> order_of(const Node& t) {
+    if (!t.is("Transpose") || !t.in(0).connected() || t.in(0).value()) return std::nullopt;
+    const Tensor* order = t.in(1).value();
+    if (!order) return std::nullopt;
+    Perm p = order->to_i64();
+    std::vector<bool> seen(p.size(), false);
+    for (int64_t v : p) {
+        if (v < 0 || v >= static_cast<int64_t>(p.size()) || seen[static_cast<size_t>(v)]) return std::nullopt;
+        seen[static_cast<size_t>(v)] = true;
+    }
+    return p;
+}
+
+Perm inverse(const Perm& p) {
+    Perm q(p.size());
+    for (size_t i = 0; i < p.size(); ++i) q[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+    return q;
+}
+
+bool is_identity(const Perm& p) {
+    for (size_t i = 0; i < p.size(); ++i)
+        if (p[i] != static_cast<int64_t>(i)) return false;
+    return true;
+}
+
+OutPort i64_constant(Graph& g, const std::string& name, const std::vector<int64_t>& v) {
+    return g.add_constant(name, Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())})).out(0);
+}
+
+// Every consumer of `from` but `except`, and its tensor names, move to `to`.
+void move_consumers(const OutPort& from, const OutPort& to, const Node& except) {
+    for (const InPort& t : from.targets())
+        if (t.node() != except) t.connect(to);
+    auto& names = to.names();
+    names.insert(names.end(), from.names().begin(), from.names().end());
+    from.names().clear();
+}
+
+// `op` now computes in the new layout: a Transpose by `p` behind it gives back what its
+// consumers read before.
+void transpose_after(Graph& g, const Node& op, const Perm& p) {
+    if (is_identity(p)) return;
+    const std::string name = op.name() + "/to_source_layout";
+    Node t = g.add_op("Transpose", name, {op.out(0), i64_constant(g, name + "/order", p)});
+    move_consumers(op.out(0), t.out(0), t);
+}
+
+// A constant operand that broadcast against the rank-r tensor in the source layout, moved to the
+// new one: `value` padded with leading 1s to rank r and transposed by inverse(p).
+std::optional<OutPort> permuted_constant(Graph& g, const Tensor& value, const Perm& p, const std::string& name) {
+    const size_t r = p.size();
+    Shape s = value.shape();
+    if (s.size() > r) return std::nullopt;
+    s.insert(s.begin(), r - s.size(), 1);
+    Node data = g.add_constant(name + "/data", value.reshaped(s));
+    Node t = g.add_op("Transpose", name + "/permute", {data.out(0), i64_constant(g, name + "/permute/order", inverse(p))});
+    PartialInference::infer_node(t);
+    const Tensor* folded = t.out(0).value();
+    if (!folded) return std::nullopt;
+    Node c = g.add_constant(name, *folded);
+    g.remove_node(t);
+    return c.out(0);
+}
+
+// What replaces operand `src` of an op that moves to the new layout: the input of a Transpose
+// by the same order, or a permuted constant; nullopt when neither.
+std::optional<OutPort> operand_in_new_layout(Graph& g, const OutPort& src, const Perm& p, const std::string& name) {
+    if (auto q = order_of(src.node()); q && *q == p) return src.node().in(0).src();
+    if (const Tensor* v = src.value()) return permuted_constant(g, *v, p, name);
+    return std::nullopt;
+}
+
+int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
+
+// A handler moves the Transpose (order p, data x) that feeds input k of `op` behind it, or
+// declines (false) leaving the graph unchanged.
+using Handler = std::function<bool(Graph&, const Node& op, size_t k, const OutPort& x, const Perm& p)>;
+
+bool through_unary(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    if (k != 0) return false;
+    op.in(0).connect(x);
+    transpose_after(g, op, p);
+    return true;
+}
+
+bool through_elementwise(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    if (k > 1 || op.input_count() != 2) return false;
+    auto other = operand_in_new_layout(g, op.in(1 - k).src(), p, op.name() + "/operand");
+    if (!other) return false;
+    op.in(k).connect(x);
+    op.in(1 - k).connect(*other);
+    transpose_after(g, op, p);
+    return true;
+}
+
+// PRelu's slope broadcasts along the channel axis: only a single slope is layout-free.
+bool through_prelu(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    const Tensor* slope = op.in(1).value();
+    return slope && slope->size() == 1 && through_unary(g, op, k, x, p);
+}
+
+bool through_concat(Graph& g, const Node& op, size_t, const OutPort&, const Perm& p) {
+    std::vector<OutPort> inputs;
+    for (size_t i = 0; i < op.input_count(); ++i) {
+        auto in = operand_in_new_layout(g, op.in(i).src(), p, op.name() + "/input" + std::to_string(i));
+        if (!in) return false;
+        inputs.push_back(*in);
+    }
+    const int64_t axis = normalized_axis(op.attr<int64_t>("axis"), p.size());
+    if (axis < 0 || axis >= static_cast<int64_t>(p.size())) return false;
+    for (size_t i = 0; i < inputs.size(); ++i) op.in(i).connect(inputs[i]);
+    op.set_attr("axis", p[static_cast<size_t>(axis)]);
+    transpose_after(g, op, p);
+    return true;
+}
+
+bool through_softmax(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    const int64_t axis = normalized_axis(op.attr<int64_t>("axis"), p.size());
+    if (k != 0 || axis < 0 || axis >= static_cast<int64_t>(p.size())) return false;
+    op.in(0).connect(x);
+    op.set_attr("axis", p[static_cast<size_t>(axis)]);
+    transpose_after(g, op, p);
+    return true;
+}
+
+// Axis i of the transposed tensor is axis p[i] of its input: pads and axes follow.
+bool through_pad(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    const Tensor *begin = op.in(1).value(), *end = op.in(2).value();
+    if (k != 0 || !begin || !end || begin->size() != p.size() || end->size() != p.size()) return false;
+    const auto b = begin->to_i64(), e = end->to_i64();
+    std::vector<int64_t> nb(p.size()), ne(p.size());
+    for (size_t i = 0; i < p.size(); ++i) nb[static_cast<size_t>(p[i])] = b[i], ne[static_cast<size_t>(p[i])] = e[i];
+    op.in(0).connect(x);
+    op.in(1).connect(i64_constant(g, op.name() + "/pads_begin", nb));
+    op.in(2).connect(i64_constant(g, op.name() + "/pads_end", ne));
+    transpose_after(g, op, p);
+    return true;
+}
+
+std::optional<std::vector<int64_t>> permuted_axes(const Tensor* axes, const Perm& p) {
+    if (!axes) return std::nullopt;
+    std::vector<int64_t> out;
+    for (int64_t a : axes->to_i64()) {
+        a = normalized_axis(a, p.size());
+        if (a < 0 || a >= static_cast<int64_t>(p.size())) return std::nullopt;
+        out.push_back(p[static_cast<size_t>(a)]);
+    }
+    return out;
+}
+
+bool through_reduce(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    auto axes = permuted_axes(op.in(1).value(), p);
+    if (k != 0 || !axes) return false;
+    op.in(0).connect(x);
+    op.in(1).connect(i64_constant(g, op.name() + "/axes", *axes));
+    if (op.attr<bool>("keep_dims")) {
+        transpose_after(g, op, p);
+        return true;
+    }
+    // The kept axes, in the source order, are input axes p[i]; the op keeps them ascending.
+    std::vector<int64_t> kept;
+    for (size_t i = 0; i < p.size(); ++i)
+        if (std::find(axes->begin(), axes->end(), p[i]) == axes->end()) kept.push_back(p[i]);
+    std::vector<int64_t> ascending = kept;
+    std::sort(ascending.begin(), ascending.end());
+    Perm q;
+    for (int64_t a : kept) q.push_back(std::find(ascending.begin(), ascending.end(), a) - ascending.begin());
+    transpose_after(g, op, q);
+    return true;
+}
+
+bool through_interpolate(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    if (k != 0 || op.input_count() < 3 || !op.in(2).connected()) return false;
+    auto axes = permuted_axes(op.in(2).value(), p);
+    if (!axes) return false;
+    op.in(0).connect(x);
+    op.in(2).connect(i64_constant(g, op.name() + "/axes", *axes));
+    transpose_after(g, op, p);
+    return true;
+}
+
+// The handler table: adding an op to the layout change is adding a row.
+const std::map<std::string, Handler, std::less<>>& handlers() {
+    static const std::map<std::string, Handler, std::less<>> table = [] {
+        std::map<std::string, Handler, std::less<>> t;
+        for (const char* op : {"Relu", "Clamp", "Sigmoid", "Tanh", "HSwish", "HSigmoid", "Swish", "Mish", "SoftPlus",
+                               "Gelu", "Elu", "Selu", "Exp", "Log", "Sqrt", "Abs", "Negative", "Floor", "Ceiling",
+                               "Round", "Sign", "Sin", "Cos", "Erf", "Convert", "LogicalNot"})
+            t[op] = through_unary;
+        for (const char* op : {"Add", "Subtract", "Multiply", "Divide", "Maximum", "Minimum", "Power",
+                               "SquaredDifference", "FloorMod", "Mod", "Equal", "NotEqual", "Less", "LessEqual",
+                               "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor"})
+            t[op] = through_elementwise;
+        for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                               "ReduceL2", "ReduceLogicalAnd", "ReduceLogicalOr"})
+            t[op] = through_reduce;
+        t["PRelu"] = through_prelu;
+        t["Concat"] = through_concat;
+        t["Softmax"] = through_softmax;
+        t["LogSoftmax"] = through_softmax;
+        t["Pad"] = through_pad;
+        t["Interpolate"] = through_interpolate;
+        return t;
+    }();
+    return table;
+}
+
+// Transpose(Transpose(y, q), p) = Transpose(y, q[p]); an identity disappears.
+bool merge_with_producer(Graph& g, const Node& t, const Perm& p) {
+    const Node producer = t.in(0).src().node();
+    auto q = order_of(producer);
+    if (!q || q->size() != p.size()) return false;
+    Perm combined(p.size());
+    for (size_t i = 0; i < p.size(); ++i) combined[i] = (*q)[static_cast<size_t>(p[i])];
+    const OutPort y = producer.in(0).src();
+    if (is_identity(combined)) {
+        move_consumers(t.out(0), y, Node());
+        return true;
+    }
+    t.in(0).connect(y);
+    t.in(1).connect(i64_constant(g, t.name() + "/order", combined));
+    return true;
+}
+
+bool sink(Graph& g, const Node& t, const Perm& p) {
+    bool moved = false;
+    const OutPort x = t.in(0).src();
+    for (const InPort& target : t.out(0).targets()) {
+        const Node op = target.node();
+        auto it = handlers().find(op.type());
+        if (it != handlers().end() && it->second(g, op, target.index(), x, p)) moved = true;
+    }
+    return moved;
+}
+
+}  // namespace
+
+bool LayoutChange::run(Graph& graph, const TransformContext&) {
+    bool changed = false;
+    // Each round moves every Transpose past at least one op or merges it; a round that moves
+    // nothing ends the pass. The bound only guards against a handler that would undo another.
+    for (size_t round = 0; round < graph.node_count() + 1; ++round) {
+        bool moved = false;
+        std::vector<uint64_t> transposes;
+        for (const Node& n : graph.topological_order())
+            if (n.is("Transpose")) transposes.push_back(n.id());
+        for (uint64_t id : transposes) {
+            Node t = graph.find_by_id(id);
+            if (!t || !t.out(0).has_targets()) continue;
+            auto p = order_of(t);
+            if (!p) continue;
+            if (merge_with_producer(graph, t, *p)) {
+                moved = true;
+                continue;
+            }
+            moved |= sink(graph, t, *p);
+        }
+        if (!moved) break;
+        changed = true;
+        graph.remove_dead_nodes();
+    }
+    return changed;
+}
+
+}  // namespace mo

@@ -238,6 +238,19 @@ bool merge_with_producer(Graph& g, const Node& t, const Perm& p) {
     return true;
 }
 
+// Another Transpose of the same tensor by the same order (two convolutions reading one input):
+// its consumers move to `t`.
+bool merge_siblings(const Node& t, const Perm& p) {
+    bool merged = false;
+    for (const InPort& sibling : t.in(0).src().targets()) {
+        const Node other = sibling.node();
+        if (other == t || sibling.index() != 0 || order_of(other) != p) continue;
+        move_consumers(other.out(0), t.out(0), Node());
+        merged = true;
+    }
+    return merged;
+}
+
 bool sink(Graph& g, const Node& t, const Perm& p) {
     bool moved = false;
     const OutPort x = t.in(0).src();
@@ -269,6 +282,7 @@ bool LayoutChange::run(Graph& graph, const TransformContext&) {
                 moved = true;
                 continue;
             }
+            moved |= merge_siblings(t, *p);
             moved |= sink(graph, t, *p);
         }
         if (!moved) break;

@@ -8,7 +8,8 @@
 //   axis-carrying Concat, Softmax (the axis attribute), Pad (the pads), Reduce* (the axes; the
 //                 Transpose behind a reduction without keep_dims is only what the order needs),
 //                 Interpolate (the axes)
-// and merges consecutive Transposes (NCHW->NHWC then NHWC->NCHW cancel). An op without a row
+// and merges consecutive Transposes (NCHW->NHWC then NHWC->NCHW cancel) and Transposes of one
+// tensor by one order (two convolutions reading the same input). An op without a row
 // (Reshape to another rank, Squeeze, Gather, ...) and the model's outputs stop the move: a
 // Transpose stays in front of it. The IR keeps the source layout at its boundary: a model
 // input feeds a Transpose to NCHW and an output is read after a Transpose back, as the Model

@@ -1,0 +1,121 @@
+#include "loaders/tflite/tflite_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "emit/ir_test_util.hpp"
+#include "extractors/extract_context.hpp"
+#include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
+#include "support/tflite_model_builder.hpp"
+#include "tools/convert.hpp"
+#include "transforms/back/unsupported_ops.hpp"
+
+namespace mo {
+namespace {
+
+using tflite::BuiltinOperator;
+
+// x [1, 4, 4, 2] -> CONV_2D(stride 2, VALID, RELU6) -> y, plus a CUSTOM op when asked.
+test::TfliteModelBuilder conv_model(bool with_custom = false) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {1, 4, 4, 2});
+    int w = m.constant("w", {3, 1, 1, 2}, std::vector<float>(6, 0.5f));
+    int y = m.tensor("y", {1, 2, 2, 3});
+    m.op(BuiltinOperator::CONV_2D, {x, w, -1}, {y}, [](flatbuffers::FlatBufferBuilder& fb) {
+        auto o = tflite::CreateConv2DOptions(fb, tflite::Padding::VALID, 2, 2, tflite::ActivationFunctionType::RELU6);
+        return std::make_pair(tflite::BuiltinOptions::Conv2DOptions, o.Union());
+    });
+    if (with_custom) {
+        int z = m.tensor("z", {1, 2, 2, 3});
+        m.custom_op("MyFancyOp", {y}, {z});
+        m.output(z);
+    } else {
+        m.output(y);
+    }
+    return m;
+}
+
+TEST(TfliteLoader, ReadsTensorsOperatorsAndOptionsByName) {
+    auto g = load_tflite(conv_model().save("conv.tflite"), ConversionOptions{}, test::builtin_ops());
+    EXPECT_EQ(g->source_framework, "tflite");
+    EXPECT_EQ(g->source_layout, "NHWC");
+    ASSERT_EQ(g->parameters().size(), 1u);
+    EXPECT_EQ(g->parameters()[0].out(0).shape(), PartialShape({1, 4, 4, 2}));
+    Node conv = g->find_by_name("y");
+    ASSERT_TRUE(conv);
+    EXPECT_EQ(conv.framework().type, "CONV_2D");
+    EXPECT_EQ(conv.framework().opset, 1);
+    const auto& a = *conv.framework().attributes;
+    EXPECT_EQ(std::get<int64_t>(*a.get("stride_h")), 2);
+    EXPECT_EQ(std::get<int64_t>(*a.get("padding")), 1);  // VALID
+    EXPECT_EQ(std::get<int64_t>(*a.get("fused_activation_function")), 3);  // RELU6
+    EXPECT_FALSE(a.get("dilation_w_factor"));  // not stored: the schema default (1) applies
+    EXPECT_FALSE(a.get("no_such_option"));
+    EXPECT_EQ(conv.input_count(), 3u);
+    EXPECT_FALSE(conv.in(2).connected());  // -1: the absent bias
+    // The weights are a view of the mapped file, not a copy.
+    const Tensor* w = conv.in(1).value();
+    ASSERT_NE(w, nullptr);
+    EXPECT_TRUE(w->buffer()->is_file_view());
+}
+
+TEST(TfliteLoader, CustomOpsReachTheExtractorLookupByTheirCode) {
+    const std::string path = conv_model(true).save("custom.tflite");
+    auto g = load_tflite(path, ConversionOptions{}, test::builtin_ops());
+    Node custom = g->find_by_name("z");
+    EXPECT_EQ(custom.framework().domain, "custom");
+    EXPECT_EQ(custom.framework().type, "MyFancyOp");
+    test::expect_error([&] { report_unsupported_ops(*g); }, {"tflite custom.MyFancyOp (opset 1): z"});
+    // As a plugin would: an extractor for ("tflite", "custom", "MyFancyOp").
+    ExtractorRegistry r;
+    r.add({"tflite", "custom", "MyFancyOp", 1, INT64_MAX, [](ExtractContext& c) { c.become("Relu"); }});
+    extract(*g, r);
+    EXPECT_TRUE(g->find_by_name("z").is("Relu"));
+}
+
+// Converting `path` fails with every fragment in the message and leaves the output directory empty.
+void expect_conversion_error(const std::string& path, const std::vector<std::string>& fragments) {
+    test::ScratchDir out{"tflite_bad"};
+    ConversionOptions options;
+    options.input_model = path;
+    options.output_dir = out.path().string();
+    for (const std::string& fragment : fragments) test::expect_error([&] { convert(options); }, fragment);
+    EXPECT_TRUE(out.entries().empty());
+}
+
+TEST(TfliteLoader, BadFilesAreClearErrors) {
+    const auto good = conv_model().bytes();
+    const auto dir = std::filesystem::temp_directory_path() / "mo_tflite_tests";
+    auto write = [&](const std::string& name, const std::vector<uint8_t>& b) {
+        const std::string p = (dir / name).string();
+        std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+        return p;
+    };
+    std::filesystem::create_directories(dir);
+    // Cut short, keeping the identifier.
+    expect_conversion_error(write("truncated.tflite", {good.begin(), good.begin() + static_cast<long>(good.size() / 2)}),
+                            {"corrupt or truncated", "truncated.tflite"});
+    // Bytes flipped inside the tables.
+    auto corrupt = good;
+    for (size_t i = 12; i < corrupt.size(); i += 7) corrupt[i] ^= 0x5a;
+    expect_conversion_error(write("corrupt.tflite", corrupt), {"corrupt.tflite"});
+    // Not a flatbuffer at all.
+    expect_conversion_error(write("text.tflite", std::vector<uint8_t>(64, 'a')), {"TFL3 identifier"});
+    // Valid flatbuffers whose indices point nowhere.
+    auto bad_buffer = conv_model();
+    bad_buffer.set_tensor_buffer(1, 99);
+    expect_conversion_error(bad_buffer.save("bad_buffer.tflite"), {"buffer index 99 is outside"});
+    test::TfliteModelBuilder bad_tensor;
+    int x = bad_tensor.input("x", {1, 2});
+    int y = bad_tensor.tensor("y", {1, 2});
+    bad_tensor.op(BuiltinOperator::RELU, {42}, {y});
+    bad_tensor.output(y);
+    (void)x;
+    expect_conversion_error(bad_tensor.save("bad_tensor.tflite"), {"tensor index 42 is outside", "operator 0"});
+}
+
+}  // namespace
+}  // namespace mo

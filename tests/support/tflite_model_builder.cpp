@@ -1,0 +1,89 @@
+#include "support/tflite_model_builder.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace mo::test {
+
+int TfliteModelBuilder::tensor(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type) {
+    tensors_.push_back({name, std::move(shape), type, 0});
+    return static_cast<int>(tensors_.size() - 1);
+}
+
+int TfliteModelBuilder::input(const std::string& name, std::vector<int32_t> shape) {
+    int t = tensor(name, std::move(shape));
+    inputs_.push_back(t);
+    return t;
+}
+
+int TfliteModelBuilder::add_buffer(const void* data, size_t size) {
+    std::vector<uint8_t> b(size);
+    std::memcpy(b.data(), data, size);
+    buffers_.push_back(std::move(b));
+    return static_cast<int>(buffers_.size() - 1);
+}
+
+int TfliteModelBuilder::constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values) {
+    int t = tensor(name, std::move(shape));
+    tensors_.back().buffer = static_cast<uint32_t>(add_buffer(values.data(), values.size() * sizeof(float)));
+    return t;
+}
+
+int TfliteModelBuilder::constant_i32(const std::string& name, std::vector<int32_t> shape,
+                                     const std::vector<int32_t>& values) {
+    int t = tensor(name, std::move(shape), tflite::TensorType::INT32);
+    tensors_.back().buffer = static_cast<uint32_t>(add_buffer(values.data(), values.size() * sizeof(int32_t)));
+    return t;
+}
+
+void TfliteModelBuilder::op(tflite::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                            TfliteOptions options) {
+    ops_.push_back({static_cast<int32_t>(code), "", std::move(inputs), std::move(outputs), std::move(options)});
+}
+
+void TfliteModelBuilder::custom_op(const std::string& custom_code, std::vector<int32_t> inputs,
+                                   std::vector<int32_t> outputs) {
+    ops_.push_back({static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM), custom_code, std::move(inputs),
+                    std::move(outputs), {}});
+}
+
+std::vector<uint8_t> TfliteModelBuilder::bytes() const {
+    flatbuffers::FlatBufferBuilder fb;
+    std::vector<flatbuffers::Offset<tflite::Buffer>> buffers;
+    for (const auto& b : buffers_)
+        buffers.push_back(tflite::CreateBuffer(fb, b.empty() ? 0 : fb.CreateVector(b)));
+    std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
+    for (const auto& t : tensors_)
+        tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name)));
+    // One operator code per op, in op order (simple, and valid: codes may repeat).
+    std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes;
+    std::vector<flatbuffers::Offset<tflite::Operator>> ops;
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        const OpDef& o = ops_[i];
+        const auto deprecated = static_cast<int8_t>(std::min(o.builtin, 127));
+        codes.push_back(tflite::CreateOperatorCode(fb, deprecated, o.custom_code.empty() ? 0 : fb.CreateString(o.custom_code),
+                                                   1, static_cast<tflite::BuiltinOperator>(o.builtin)));
+        auto options = o.options ? o.options(fb) : std::make_pair(tflite::BuiltinOptions::NONE, flatbuffers::Offset<void>());
+        ops.push_back(tflite::CreateOperator(fb, static_cast<uint32_t>(i), fb.CreateVector(o.inputs),
+                                             fb.CreateVector(o.outputs), options.first, options.second));
+    }
+    auto subgraph = tflite::CreateSubGraph(fb, fb.CreateVector(tensors), fb.CreateVector(inputs_), fb.CreateVector(outputs_),
+                                           fb.CreateVector(ops), fb.CreateString("main"));
+    std::vector<flatbuffers::Offset<tflite::SubGraph>> subgraphs{subgraph};
+    auto model = tflite::CreateModel(fb, 3, fb.CreateVector(codes), fb.CreateVector(subgraphs),
+                                     fb.CreateString("mo test"), fb.CreateVector(buffers));
+    tflite::FinishModelBuffer(fb, model);
+    return {fb.GetBufferPointer(), fb.GetBufferPointer() + fb.GetSize()};
+}
+
+std::string TfliteModelBuilder::save(const std::string& file_name) const {
+    auto dir = std::filesystem::temp_directory_path() / "mo_tflite_tests";
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / file_name).string();
+    const auto b = bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    return path;
+}
+
+}  // namespace mo::test

@@ -1,0 +1,62 @@
+// Builds small TFLite flatbuffers for tests with flatc's code for loaders/tflite/tflite_schema.fbs.
+//   TfliteModelBuilder m;
+//   int x = m.input("x", {1, 4, 4, 2});
+//   int w = m.constant("w", {3, 1, 1, 2}, {...});
+//   int y = m.tensor("y", {1, 4, 4, 3});
+//   m.op(tflite::BuiltinOperator::CONV_2D, {x, w, -1}, {y}, conv_options(...));
+//   m.output(y);  m.save(path);
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "loaders/tflite/tflite_schema_generated.h"
+
+namespace mo::test {
+
+// Builds an operator's options table: its union type and offset.
+using TfliteOptions = std::function<std::pair<tflite::BuiltinOptions, flatbuffers::Offset<void>>(
+    flatbuffers::FlatBufferBuilder&)>;
+
+class TfliteModelBuilder {
+public:
+    // A tensor without data (an operator's output); returns its index.
+    int tensor(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
+    int input(const std::string& name, std::vector<int32_t> shape);
+    int constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
+    int constant_i32(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& values);
+    void op(tflite::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+            TfliteOptions options = {});
+    void custom_op(const std::string& custom_code, std::vector<int32_t> inputs, std::vector<int32_t> outputs);
+    void output(int tensor) { outputs_.push_back(tensor); }
+    // Overrides of what the builder would write, to make broken files.
+    void set_tensor_buffer(int tensor, uint32_t buffer) { tensors_.at(static_cast<size_t>(tensor)).buffer = buffer; }
+
+    std::vector<uint8_t> bytes() const;
+    // Writes the model to a file under the test's temporary directory; returns its path.
+    std::string save(const std::string& file_name) const;
+
+private:
+    struct TensorDef {
+        std::string name;
+        std::vector<int32_t> shape;
+        tflite::TensorType type;
+        uint32_t buffer;
+    };
+    struct OpDef {
+        int32_t builtin;
+        std::string custom_code;
+        std::vector<int32_t> inputs, outputs;
+        TfliteOptions options;
+    };
+    int add_buffer(const void* data, size_t size);
+
+    std::vector<TensorDef> tensors_;
+    std::vector<std::vector<uint8_t>> buffers_{{}};  // buffer 0: the empty sentinel
+    std::vector<OpDef> ops_;
+    std::vector<int32_t> inputs_, outputs_;
+};
+
+}  // namespace mo::test

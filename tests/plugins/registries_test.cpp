@@ -7,6 +7,7 @@
 #include "emit/ir_test_util.hpp"
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
+#include "extractors/tf/tf_extractors.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 #include "ops/ops.hpp"
 #include "support/op_test_util.hpp"
@@ -90,15 +91,19 @@ TEST(Registries, BuiltinsRegisterThroughThePluginRegistries) {
     register_onnx_extractors(direct_extractors);
     const size_t onnx_extractors = direct_extractors.size();
     register_tflite_extractors(direct_extractors);
+    const size_t tflite_extractors = direct_extractors.size() - onnx_extractors;
+    register_tf_extractors(direct_extractors);
     register_builtin_transforms(direct_transforms);
     EXPECT_EQ(ops.types(), direct_ops.types());
     EXPECT_EQ(extractors.size(), direct_extractors.size());
     EXPECT_EQ(extractors.size("onnx"), onnx_extractors);
-    EXPECT_EQ(extractors.size("tflite"), direct_extractors.size() - onnx_extractors);
+    EXPECT_EQ(extractors.size("tflite"), tflite_extractors);
+    EXPECT_EQ(extractors.size("tf"), direct_extractors.size() - onnx_extractors - tflite_extractors);
     EXPECT_EQ(transforms.size(), direct_transforms.size());
-    ASSERT_EQ(loaders.loaders().size(), 2u);
+    ASSERT_EQ(loaders.loaders().size(), 3u);
     EXPECT_EQ(loaders.loaders()[0].framework, "onnx");
     EXPECT_EQ(loaders.loaders()[1].framework, "tflite");
+    EXPECT_EQ(loaders.loaders()[2].framework, "tf");
     for (const std::string& type : ops.types()) EXPECT_EQ(ops.origin(type), "built-in") << type;
     for (const Transformation* t : transforms.order()) EXPECT_EQ(transforms.origin(*t), "built-in") << t->id();
 }

@@ -1,0 +1,25 @@
+// Extractors of TensorFlow ops (frozen GraphDef and TF.js share them). As for TFLite, NHWC
+// convolutions and poolings are extracted between Transposes (data_format NCHW needs none) and
+// LayoutChange removes what it can; every other op keeps the source layout.
+#pragma once
+
+#include "extractors/extract_context.hpp"
+#include "extractors/extractor_registry.hpp"
+
+namespace mo {
+
+void register_tf_extractors(ExtractorRegistry& r);
+
+void register_tf_conv_pool(ExtractorRegistry& r);  // Conv2D, DepthwiseConv2dNative, fused forms, pools, MatMul
+void register_tf_elementwise(ExtractorRegistry& r);  // arithmetic, activations, BiasAdd, FusedBatchNorm
+void register_tf_shape(ExtractorRegistry& r);  // Identity, Reshape, ConcatV2, Pad, reductions, Softmax, ...
+
+// One activation op by TensorFlow name (Relu, Relu6, Elu, Selu, LeakyRelu, Sigmoid, Tanh,
+// Softplus) applied to x; nullopt for another name.
+std::optional<OutPort> tf_activation(ExtractContext& c, const std::string& op, const OutPort& x,
+                                     const std::string& suffix, double leaky_alpha = 0.2);
+
+// Whether the node's data_format attribute is NHWC (the default) rather than NCHW.
+bool tf_nhwc(ExtractContext& c);
+
+}  // namespace mo

@@ -1,0 +1,310 @@
+#include "loaders/tf/tf_loader.hpp"
+
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/mapped_file.hpp"
+#include "loaders/input_overrides.hpp"
+#include "loaders/tf/tf_attributes.hpp"
+#include "loaders/tf/tf_graph.pb.h"
+#include "loaders/tf/tf_tensor.hpp"
+#include "loaders/tf/tfjs_weights.hpp"
+
+namespace mo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A parsed model: the GraphDef, TF.js weights and signature outputs.
+struct TfModel {
+    std::shared_ptr<mo_tf::GraphDef> graph = std::make_shared<mo_tf::GraphDef>();
+    std::map<std::string, Tensor> weights;  // TF.js only
+    std::vector<std::string> outputs;       // TF.js signature outputs ("Identity:0")
+};
+
+TfModel parse_binary(const std::string& path) {
+    TfModel m;
+    auto file = MappedFile::open(path);
+    if (file->size() > static_cast<size_t>(INT32_MAX))
+        throw Error("GraphDef files over 2 GB are not supported", path, "split the weights out of the graph");
+    if (!m.graph->ParseFromArray(file->data(), static_cast<int>(file->size())))
+        throw Error("not a valid binary GraphDef (protobuf parsing failed)", path,
+                    "pass a frozen .pb, a .pbtxt, or a TF.js model.json; re-export a truncated file");
+    return m;
+}
+
+TfModel parse_text(const std::string& path) {
+    TfModel m;
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!google::protobuf::TextFormat::ParseFromString(text, m.graph.get()))
+        throw Error("not a valid text GraphDef", path, "check the .pbtxt syntax");
+    return m;
+}
+
+TfModel parse_tfjs(const std::string& path) {
+    TfModel m;
+    nlohmann::json j;
+    try {
+        std::ifstream in(path);
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("model.json is not valid JSON: ") + e.what(), path, "re-export the TF.js model");
+    }
+    if (!j.contains("modelTopology") || !j.contains("weightsManifest"))
+        throw Error("model.json is not a TF.js graph model (no modelTopology / weightsManifest)", path,
+                    "layers models are not supported; convert with tensorflowjs_converter --output_format=tfjs_graph_model");
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = true;
+    auto status = google::protobuf::util::JsonStringToMessage(j["modelTopology"].dump(), m.graph.get(), options);
+    if (!status.ok())
+        throw Error("model.json's modelTopology is not a GraphDef: " + std::string(status.message()), path,
+                    "re-export the TF.js model");
+    m.weights = read_tfjs_weights(j["weightsManifest"], fs::path(path).parent_path().string(), path);
+    const auto sig = j.value("userDefinedMetadata", nlohmann::json::object()).value("signature", nlohmann::json::object());
+    if (sig.contains("outputs"))
+        for (const auto& [name, _] : sig["outputs"].items()) m.outputs.push_back(name);
+    return m;
+}
+
+// "name:k" -> (name, k); "name" -> (name, 0).
+std::pair<std::string, size_t> split_input(const std::string& input) {
+    const auto colon = input.rfind(':');
+    if (colon == std::string::npos) return {input, 0};
+    const std::string index = input.substr(colon + 1);
+    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) return {input, 0};
+    return {input.substr(0, colon), static_cast<size_t>(std::stoul(index))};
+}
+
+class TfGraphBuilder {
+public:
+    TfGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {}
+
+    std::unique_ptr<Graph> run() {
+        model_ = ends_with(path_, ".json")    ? parse_tfjs(path_)
+                 : ends_with(path_, ".pbtxt") ? parse_text(path_)
+                                              : parse_binary(path_);
+        graph_->source_path = path_;
+        graph_->source_framework = "tf";
+        graph_->source_layout = "NHWC";
+        graph_->keep_alive.push_back(model_.graph);
+        index_nodes();
+        check_acyclic();
+        add_parameters();
+        add_nodes();
+        connect_inputs();
+        add_results();
+        return std::move(graph_);
+    }
+
+private:
+    std::string where(const mo_tf::NodeDef& n) const { return "node '" + n.name() + "' (" + n.op() + ") in " + path_; }
+
+    void index_nodes() {
+        const auto& nodes = model_.graph->node();
+        if (nodes.empty()) throw Error("the GraphDef has no nodes", path_, "pass a frozen graph");
+        for (int i = 0; i < nodes.size(); ++i) {
+            if (!by_name_.emplace(nodes[i].name(), i).second)
+                throw Error("two nodes are named '" + nodes[i].name() + "'", path_, "the model is corrupt; re-export it");
+        }
+        for (const auto& n : nodes)
+            for (const auto& in : n.input()) {
+                if (in.empty() || in[0] == '^') continue;
+                auto [name, k] = split_input(in);
+                if (!by_name_.count(name))
+                    throw Error("input '" + in + "' names a node the graph does not have", where(n),
+                                "the graph is incomplete; freeze it again");
+                auto& count = output_counts_[name];
+                count = std::max(count, k + 1);
+                consumed_.insert(name);
+            }
+    }
+
+    // Kahn's algorithm over data and control inputs: what remains lies on a cycle.
+    void check_acyclic() const {
+        const auto& nodes = model_.graph->node();
+        std::vector<size_t> pending(static_cast<size_t>(nodes.size()), 0);
+        std::vector<std::vector<int>> users(static_cast<size_t>(nodes.size()));
+        for (int i = 0; i < nodes.size(); ++i)
+            for (const auto& in : nodes[i].input()) {
+                if (in.empty()) continue;
+                const std::string name = in[0] == '^' ? in.substr(1) : split_input(in).first;
+                auto it = by_name_.find(name);
+                if (it == by_name_.end())
+                    throw Error("control input '" + in + "' names a node the graph does not have", where(nodes[i]),
+                                "the graph is incomplete; freeze it again");
+                ++pending[static_cast<size_t>(i)];
+                users[static_cast<size_t>(it->second)].push_back(i);
+            }
+        std::vector<int> ready;
+        for (int i = 0; i < nodes.size(); ++i)
+            if (!pending[static_cast<size_t>(i)]) ready.push_back(i);
+        size_t done = 0;
+        while (!ready.empty()) {
+            const int i = ready.back();
+            ready.pop_back();
+            ++done;
+            for (int u : users[static_cast<size_t>(i)])
+                if (--pending[static_cast<size_t>(u)] == 0) ready.push_back(u);
+        }
+        if (done == static_cast<size_t>(nodes.size())) return;
+        for (int i = 0; i < nodes.size(); ++i)
+            if (pending[static_cast<size_t>(i)])
+                throw Error("the graph has a cycle through node '" + nodes[i].name() + "'", path_,
+                            "mo converts frozen graphs without control-flow cycles (v1 while loops are not supported)");
+    }
+
+    void add_parameters() {
+        std::vector<const mo_tf::NodeDef*> placeholders;
+        for (const auto& n : model_.graph->node())
+            if (n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault") placeholders.push_back(&n);
+        std::vector<std::string> names;
+        std::vector<PartialShape> shapes;
+        for (const auto* n : placeholders) {
+            names.push_back(n->name());
+            auto shape = n->attr().find("shape");
+            shapes.push_back(shape == n->attr().end() ? PartialShape::dynamic_rank() : tf_shape(shape->second.shape()));
+        }
+        apply_input_overrides(names, shapes, options_, path_);
+        for (size_t i = 0; i < placeholders.size(); ++i) {
+            const auto& n = *placeholders[i];
+            auto dtype = n.attr().find("dtype");
+            const ElementType type = tf_element_type(dtype == n.attr().end() ? 0 : dtype->second.type(), where(n));
+            Node p = graph_->add_op("Parameter", n.name(), {},
+                                    {{"shape", AttrValue(shapes[i])}, {"element_type", AttrValue(type)}});
+            p.out(0).set_type_and_shape(type, shapes[i]);
+            p.out(0).names() = {n.name() + ":0", n.name()};
+            graph_->parameters().push_back(p);
+            nodes_[n.name()] = p;
+        }
+    }
+
+    Node add_constant(const mo_tf::NodeDef& n) {
+        Tensor value;
+        if (auto w = model_.weights.find(n.name()); w != model_.weights.end()) {
+            value = w->second;
+        } else {
+            auto attr = n.attr().find("value");
+            if (attr == n.attr().end() || !attr->second.has_tensor())
+                throw Error("the constant has no value (and no TF.js weight of its name)", where(n),
+                            "freeze the graph so that variables become constants");
+            value = tf_tensor_value(attr->second.tensor(), where(n));
+        }
+        Node c = graph_->add_constant(n.name(), std::move(value));
+        return c;
+    }
+
+    void add_nodes() {
+        for (const auto& n : model_.graph->node()) {
+            if (nodes_.count(n.name())) continue;  // a Parameter
+            Node node;
+            if (n.op() == "Const") {
+                node = add_constant(n);
+            } else {
+                node = graph_->add_node("FrameworkNode", n.name());
+                auto& fw = node.framework();
+                fw.framework = "tf";
+                fw.type = n.op();
+                fw.opset = 1;
+                fw.record = &n;
+                fw.attributes = tf_attributes(n);
+                size_t inputs = 0;
+                for (const auto& in : n.input()) inputs += !in.empty() && in[0] != '^';
+                node.set_input_count(inputs);
+                auto outs = output_counts_.find(n.name());
+                node.set_output_count(outs == output_counts_.end() ? 1 : std::max<size_t>(1, outs->second));
+            }
+            for (size_t j = 0; j < node.output_count(); ++j)
+                node.out(j).names() = {n.name() + ":" + std::to_string(j)};
+            if (node.output_count() > 0) node.out(0).names().push_back(n.name());
+            nodes_[n.name()] = node;
+        }
+    }
+
+    void connect_inputs() {
+        for (const auto& n : model_.graph->node()) {
+            Node node = nodes_.at(n.name());
+            if (!node.is("FrameworkNode")) continue;
+            size_t port = 0;
+            for (const auto& in : n.input()) {
+                if (in.empty() || in[0] == '^') continue;
+                auto [name, k] = split_input(in);
+                Node src = nodes_.at(name);
+                if (k >= src.output_count())
+                    throw Error("input '" + in + "' reads output " + std::to_string(k) + " of a node with " +
+                                    std::to_string(src.output_count()),
+                                where(n), "the model is corrupt; re-export it");
+                node.in(port++).connect(src.out(k));
+            }
+        }
+    }
+
+    void add_results() {
+        std::vector<std::pair<std::string, size_t>> outputs;
+        for (const std::string& o : model_.outputs) outputs.push_back(split_input(o));
+        if (outputs.empty())
+            for (const auto& n : model_.graph->node())
+                if (!consumed_.count(n.name()) && n.op() != "Const" && n.op() != "NoOp" && n.op() != "Placeholder")
+                    outputs.emplace_back(n.name(), 0);
+        if (outputs.empty()) throw Error("the graph has no output: every node's result is read by another", path_);
+        for (const auto& [name, k] : outputs) {
+            auto it = nodes_.find(name);
+            if (it == nodes_.end() || k >= it->second.output_count())
+                throw Error("the signature's output '" + name + "' is not in the graph", path_, "re-export the model");
+            Node r = graph_->add_op("Result", name + "/sink_port_" + std::to_string(k), {it->second.out(k)});
+            graph_->results().push_back(r);
+        }
+    }
+
+    std::string path_;
+    const ConversionOptions& options_;
+    std::unique_ptr<Graph> graph_;
+    TfModel model_;
+    std::map<std::string, int> by_name_;
+    std::map<std::string, size_t> output_counts_;
+    std::set<std::string> consumed_;
+    std::map<std::string, Node> nodes_;
+};
+
+// A TF.js graph model's model.json, by content (other JSON files are not claimed).
+bool looks_like_tfjs(const std::string& path) {
+    if (!ends_with(path, ".json")) return false;
+    std::ifstream in(path);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    return head.find("\"modelTopology\"") != std::string::npos || head.find("\"graph-model\"") != std::string::npos;
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> load_tf(const std::string& path, const ConversionOptions& options, const OpRegistry& ops) {
+    return TfGraphBuilder(path, options, ops).run();
+}
+
+void register_tf_loader(LoaderRegistry& r) {
+    Loader l;
+    l.framework = "tf";
+    l.extensions = {".pb", ".pbtxt", ".json"};
+    l.recognizes = looks_like_tfjs;
+    l.load = load_tf;
+    l.description = "TensorFlow frozen GraphDef (.pb, .pbtxt) or TF.js graph model (model.json)";
+    r.add(std::move(l));
+}
+
+}  // namespace mo

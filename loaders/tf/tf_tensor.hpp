@@ -1,0 +1,23 @@
+// TensorFlow DataType and TensorProto -> mo element types and tensors.
+#pragma once
+
+#include <string>
+
+#include "core/tensor.hpp"
+#include "loaders/tf/tf_graph.pb.h"
+
+namespace mo {
+
+// Throws mo::Error naming `where` for a type mo does not read (strings, quantized, resources).
+ElementType tf_element_type(int dtype, const std::string& where);
+std::string tf_type_name(int dtype);
+
+// The tensor's values: tensor_content when present, else the typed value list (a list shorter
+// than the shape is padded with its last value, as TensorFlow does). Throws mo::Error naming
+// `where` for a size mismatch.
+Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where);
+
+// Dims of a TensorShapeProto: -1 (or unknown rank) stays dynamic.
+PartialShape tf_shape(const mo_tf::TensorShapeProto& s);
+
+}  // namespace mo

@@ -1,7 +1,8 @@
-// The real NHWC models of ../shared/models/nhwc (TFLite for now) with their runtimes' outputs:
+// The real NHWC models of ../shared/models/nhwc (TFLite, frozen GraphDef, TF.js) with their
+// runtimes' outputs:
 // each converts, the IR read back and fed the same NHWC input matches the runtime (rtol 1e-3,
-// atol 1e-4), and the layout change leaves the Transposes counted here (docs/tflite.md lists
-// where they are). Skips when ../shared is absent.
+// atol 1e-4), and the layout change leaves the Transposes counted here (docs/tflite.md and
+// docs/tf.md list where they are). Skips when ../shared is absent.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,6 +37,7 @@ TEST_P(NhwcSharedModel, MatchesItsRuntimeWithFewTransposes) {
         o.input_model = (dir / GetParam().file).string();
         o.output_dir = out.path().string();
         o.disable_nhwc_to_nchw = !layout_change;
+        o.compress_to_fp16 = false;  // the conversion, not f16 weights (docs/tflite.md gives both)
         ConversionResult r = convert(o);
         auto ir = read_ir(r.xml_path, test::builtin_ops());
         int transposes = 0;
@@ -57,9 +59,16 @@ TEST_P(NhwcSharedModel, MatchesItsRuntimeWithFewTransposes) {
 INSTANTIATE_TEST_SUITE_P(Tflite, NhwcSharedModel,
                          ::testing::Values(NhwcModel{"tflite/face_detection__face_detection_short_range", "model.tflite", 5},
                                            NhwcModel{"tflite/face_detection__face_detection_full_range", "model.tflite", 3}),
+                         [](const auto& info) { return info.param.dir.substr(info.param.dir.rfind("__") + 2); });
+
+INSTANTIATE_TEST_SUITE_P(Tf, NhwcSharedModel,
+                         ::testing::Values(NhwcModel{"tf/human__emotion", "model.pb", 1},
+                                           NhwcModel{"tf/human__antispoof", "model.pb", 2},
+                                           NhwcModel{"tf/human__liveness", "model.pb", 2},
+                                           NhwcModel{"tfjs/human__emotion", "model.json", 1}),
                          [](const auto& info) {
-                             std::string n = info.param.dir.substr(info.param.dir.rfind("__") + 2);
-                             return n;
+                             return info.param.dir.substr(0, info.param.dir.find('/')) + "_" +
+                                    info.param.dir.substr(info.param.dir.rfind("__") + 2);
                          });
 
 }  // namespace

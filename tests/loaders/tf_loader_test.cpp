@@ -1,0 +1,164 @@
+// TensorFlow GraphDefs and TF.js models built by the test: values worked by hand, and bad files.
+#include "loaders/tf/tf_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "emit/ir_test_util.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "loaders/tf/tf_graph.pb.h"
+#include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
+#include "tools/convert.hpp"
+#include "validate/evaluator.hpp"
+
+namespace mo {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch() {
+    auto d = fs::temp_directory_path() / "mo_tf_tests";
+    fs::create_directories(d);
+    return d;
+}
+
+mo_tf::NodeDef& node(mo_tf::GraphDef& g, const std::string& name, const std::string& op, std::vector<std::string> inputs) {
+    mo_tf::NodeDef* n = g.add_node();
+    n->set_name(name);
+    n->set_op(op);
+    for (auto& i : inputs) n->add_input(i);
+    return *n;
+}
+
+void set_s(mo_tf::NodeDef& n, const std::string& k, const std::string& v) { (*n.mutable_attr())[k].set_s(v); }
+void set_ints(mo_tf::NodeDef& n, const std::string& k, std::vector<int64_t> v) {
+    for (int64_t x : v) (*n.mutable_attr())[k].mutable_list()->add_i(x);
+}
+
+mo_tf::NodeDef& constant(mo_tf::GraphDef& g, const std::string& name, mo_tf::DataType type, std::vector<int64_t> shape,
+                         const std::vector<float>& f, const std::vector<int32_t>& i = {}) {
+    auto& n = node(g, name, "Const", {});
+    auto* t = (*n.mutable_attr())["value"].mutable_tensor();
+    t->set_dtype(type);
+    for (int64_t d : shape) t->mutable_tensor_shape()->add_dim()->set_size(d);
+    for (float v : f) t->add_float_val(v);
+    for (int32_t v : i) t->add_int_val(v);
+    (*n.mutable_attr())["dtype"].set_type(type);
+    return n;
+}
+
+// x [1, 2, 2, 1] -> Conv2D(1x1 filter 2) -> BiasAdd(1) -> Relu -> Mean(H, W, keep) = mean
+//                                                            \-> MaxPool 2x2 = max
+mo_tf::GraphDef small_graph() {
+    mo_tf::GraphDef g;
+    auto& x = node(g, "x", "Placeholder", {});
+    (*x.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    for (int64_t d : {1, 2, 2, 1}) (*x.mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(d);
+    constant(g, "w", mo_tf::DT_FLOAT, {1, 1, 1, 1}, {2.f});
+    constant(g, "b", mo_tf::DT_FLOAT, {1}, {1.f});
+    constant(g, "axes", mo_tf::DT_INT32, {2}, {}, {1, 2});
+    auto& conv = node(g, "conv", "Conv2D", {"x", "w"});
+    set_s(conv, "padding", "SAME");
+    set_ints(conv, "strides", {1, 1, 1, 1});
+    node(g, "bias", "BiasAdd", {"conv", "b"});
+    node(g, "relu", "Relu", {"bias:0", "^conv"});  // a control input is ignored
+    auto& mean = node(g, "mean", "Mean", {"relu", "axes"});
+    (*mean.mutable_attr())["keep_dims"].set_b(true);
+    auto& pool = node(g, "max", "MaxPool", {"relu"});
+    set_s(pool, "padding", "VALID");
+    set_ints(pool, "ksize", {1, 2, 2, 1});
+    set_ints(pool, "strides", {1, 2, 2, 1});
+    return g;
+}
+
+std::string save(const mo_tf::GraphDef& g, const std::string& name) {
+    const std::string path = (scratch() / name).string();
+    std::ofstream(path, std::ios::binary) << g.SerializeAsString();
+    return path;
+}
+
+std::vector<double> run(const std::string& path, size_t output, int* transposes = nullptr) {
+    test::ScratchDir out{"tf"};
+    ConversionOptions o;
+    o.input_model = path;
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    if (transposes) {
+        *transposes = 0;
+        for (const Node& n : ir->nodes()) *transposes += n.is("Transpose");
+    }
+    return evaluate(*ir, {Tensor::from_vector<float>({1, -3, 2, 4}, {1, 2, 2, 1})}).at(output).to_f64();
+}
+
+TEST(TfLoader, FrozenGraphComputesWhatTensorFlowDoes) {
+    // conv: 2x + 1 = [3, -5, 5, 9]; relu: [3, 0, 5, 9]; mean 4.25, max 9.
+    const std::string path = save(small_graph(), "small.pb");
+    int transposes = 0;
+    EXPECT_EQ(run(path, 0, &transposes), std::vector<double>{4.25});
+    EXPECT_EQ(run(path, 1), std::vector<double>{9});
+    EXPECT_EQ(transposes, 3);  // after the input, before each 4-D output
+    // The same graph as text.
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(small_graph(), &text);
+    const std::string txt = (scratch() / "small.pbtxt").string();
+    std::ofstream(txt) << text;
+    EXPECT_EQ(run(txt, 0), std::vector<double>{4.25});
+}
+
+TEST(TfLoader, TfjsModelReadsItsQuantizedShards) {
+    // The same graph as a TF.js model: the weights w (uint8-quantized: q * 0.5 + 1 = 2 for q = 2)
+    // and b (float32) live in a shard, not in the Consts.
+    mo_tf::GraphDef g = small_graph();
+    for (auto& n : *g.mutable_node())
+        if (n.name() == "w" || n.name() == "b") (*n.mutable_attr())["value"].mutable_tensor()->clear_float_val();
+    std::string topology;
+    google::protobuf::util::MessageToJsonString(g, &topology);
+    const fs::path dir = scratch() / "tfjs";
+    fs::create_directories(dir);
+    nlohmann::json manifest = nlohmann::json::array({{{"paths", {"group1-shard1of1.bin"}},
+                                                      {"weights",
+                                                       {{{"name", "w"}, {"shape", {1, 1, 1, 1}}, {"dtype", "float32"},
+                                                         {"quantization", {{"dtype", "uint8"}, {"scale", 0.5}, {"min", 1.0}}}},
+                                                        {{"name", "b"}, {"shape", {1}}, {"dtype", "float32"}}}}}});
+    nlohmann::json model{{"format", "graph-model"}, {"modelTopology", nlohmann::json::parse(topology)},
+                         {"weightsManifest", manifest}};
+    std::ofstream(dir / "model.json") << model.dump();
+    const float bias = 1.f;
+    {
+        std::ofstream shard(dir / "group1-shard1of1.bin", std::ios::binary);
+        shard.put(2);
+        shard.write(reinterpret_cast<const char*>(&bias), 4);
+    }
+    EXPECT_EQ(run((dir / "model.json").string(), 0), std::vector<double>{4.25});
+    // A short shard and a missing one are errors naming model.json.
+    fs::resize_file(dir / "group1-shard1of1.bin", 3);
+    test::expect_error([&] { run((dir / "model.json").string(), 0); }, {"end before weight 'b'", "model.json"});
+    fs::remove(dir / "group1-shard1of1.bin");
+    test::expect_error([&] { run((dir / "model.json").string(), 0); }, {"'group1-shard1of1.bin' is missing"});
+}
+
+TEST(TfLoader, BrokenGraphsAreClearErrors) {
+    mo_tf::GraphDef missing = small_graph();
+    node(missing, "extra", "Relu", {"nowhere:0"});
+    test::expect_error([&] { run(save(missing, "missing.pb"), 0); }, {"'nowhere:0' names a node the graph does not have",
+                                                                     "node 'extra' (Relu)"});
+    mo_tf::GraphDef cycle = small_graph();
+    node(cycle, "a", "Relu", {"c"});
+    node(cycle, "c", "Relu", {"a"});
+    test::expect_error([&] { run(save(cycle, "cycle.pb"), 0); }, {"cycle through node 'a'"});
+    const std::string garbage = (scratch() / "garbage.pb").string();
+    std::ofstream(garbage) << "\xff\xff\xff this is not protobuf";
+    test::expect_error([&] { run(garbage, 0); }, {"not a valid binary GraphDef", "garbage.pb"});
+}
+
+}  // namespace
+}  // namespace mo

@@ -18,10 +18,10 @@ struct FlagSpec {
 
 // The flags, in the order --help lists them.
 const FlagSpec kFlags[] = {
-    {"input_model", true, "FILE", "model file to convert (.onnx, ONNX text .prototxt, .tflite)"},
+    {"input_model", true, "FILE", "model file to convert (.onnx, .prototxt, .tflite, frozen .pb / .pbtxt, TF.js model.json)"},
     {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
     {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
-    {"framework", true, "NAME", "source framework: onnx or tflite (default: guessed from the file)"},
+    {"framework", true, "NAME", "source framework: onnx, tflite or tf (default: guessed from the file)"},
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},

@@ -10,10 +10,19 @@
 
 namespace mo {
 
-// One --input entry: a model input name with an optional shape override ("x[1,3,?,?]").
+// One --input entry: a model input name with an optional shape override ("x[1,3,?,?]") and an
+// optional value that freezes it ("x->[1 2 3]": the input becomes that constant).
 struct InputSpec {
     std::string name;
     std::optional<PartialShape> shape;
+    std::optional<std::vector<double>> value;
+};
+
+// One --mean_values / --scale_values entry: per-channel values for the input named (or, without a
+// name, for the input at the entry's position).
+struct InputChannelValues {
+    std::string name;
+    std::vector<double> values;
 };
 
 struct ConversionOptions {
@@ -25,6 +34,10 @@ struct ConversionOptions {
     std::vector<std::string> outputs;        // --output: cut the graph at these tensors
     bool compress_to_fp16 = true;
     bool disable_nhwc_to_nchw = false;  // NHWC sources: skip the layout change (LayoutChange)
+    // Preprocessing embedded in the IR (transforms/front/input_preprocessing.hpp).
+    std::vector<InputChannelValues> mean_values, scale_values;
+    bool reverse_input_channels = false;
+    std::optional<int64_t> batch;
     std::string transformations_config;
     std::vector<std::string> extensions;
     // The command line as given, for meta data.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <sstream>
 
 namespace mo {
 
@@ -25,6 +26,10 @@ const FlagSpec kFlags[] = {
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
+    {"mean_values", true, "VALUES", "per-channel values subtracted from inputs: data[123,117,104] or [123,117,104] by position"},
+    {"scale_values", true, "VALUES", "per-channel values inputs are divided by (after the means): data[58,57,57]"},
+    {"reverse_input_channels", false, "", "reverse the channel order of 3-channel inputs (RGB <-> BGR), before means and scales"},
+    {"batch", true, "N", "set the first dimension of every input to N"},
     {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
     {"disable_nhwc_to_nchw", false, "", "keep NHWC sources' layout: Transposes around each NCHW-only op instead of the layout change"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
@@ -107,11 +112,39 @@ std::vector<PartialShape> parse_shape_list(const std::string& text) {
     return shapes;
 }
 
+// "[1 2 3]", "[1,2,3]" or "5": the values of a frozen input.
+static std::vector<double> parse_values(const std::string& text, const std::string& flag) {
+    std::string body = trim(text);
+    if (!body.empty() && body.front() == '[') {
+        if (body.back() != ']') throw UsageError("malformed values '" + text + "'", flag, "write [1 2 3] or [1,2,3]");
+        body = body.substr(1, body.size() - 2);
+    }
+    std::replace(body.begin(), body.end(), ',', ' ');
+    std::istringstream in(body);
+    std::vector<double> values;
+    std::string item;
+    while (in >> item) {
+        try {
+            size_t used = 0;
+            values.push_back(std::stod(item, &used));
+            if (used != item.size()) throw std::invalid_argument(item);
+        } catch (const std::exception&) {
+            throw UsageError("'" + item + "' is not a number", flag, "write numbers like 1, -0.5, 2e3");
+        }
+    }
+    if (values.empty()) throw UsageError("no values in '" + text + "'", flag, "write [1 2 3]");
+    return values;
+}
+
 std::vector<InputSpec> parse_input_list(const std::string& text) {
     std::vector<InputSpec> specs;
     for (const std::string& raw : split_top_level(text, "--input")) {
         std::string part = trim(raw);
         InputSpec spec;
+        if (auto arrow = part.find("->"); arrow != std::string::npos) {
+            spec.value = parse_values(part.substr(arrow + 2), "--input");
+            part = trim(part.substr(0, arrow));
+        }
         auto open = part.find_first_of("[(");
         spec.name = trim(part.substr(0, open));
         if (open != std::string::npos) {
@@ -126,6 +159,19 @@ std::vector<InputSpec> parse_input_list(const std::string& text) {
         specs.push_back(std::move(spec));
     }
     return specs;
+}
+
+// "data[123,117,104],info[1]" or "[123,117,104],[1]" (by position).
+static std::vector<InputChannelValues> parse_channel_values(const std::string& text, const std::string& flag) {
+    std::vector<InputChannelValues> out;
+    for (const std::string& raw : split_top_level(text, flag)) {
+        const std::string part = trim(raw);
+        const auto open = part.find('[');
+        if (open == std::string::npos || part.back() != ']')
+            throw UsageError("malformed values '" + part + "'", flag, "write name[1,2,3] or [1,2,3]");
+        out.push_back({trim(part.substr(0, open)), parse_values(part.substr(open), flag)});
+    }
+    return out;
 }
 
 namespace {
@@ -227,6 +273,15 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     }
     if (auto v = find_given(given, "transformations_config")) o.transformations_config = *v;
     o.disable_nhwc_to_nchw = given.count("disable_nhwc_to_nchw") > 0;
+    if (auto v = find_given(given, "mean_values")) o.mean_values = parse_channel_values(*v, "--mean_values");
+    if (auto v = find_given(given, "scale_values")) o.scale_values = parse_channel_values(*v, "--scale_values");
+    o.reverse_input_channels = given.count("reverse_input_channels") > 0;
+    if (auto v = find_given(given, "batch")) {
+        const auto n = parse_values(*v, "--batch");
+        if (n.size() != 1 || n[0] < 1 || n[0] != static_cast<double>(static_cast<int64_t>(n[0])))
+            throw UsageError("--batch takes one positive integer, not '" + *v + "'", "command line");
+        o.batch = static_cast<int64_t>(n[0]);
+    }
     o.extensions = list_value(given, "extensions");
     if (given.count("extensions") && o.extensions.empty())
         throw UsageError("--extensions needs a value", "command line");

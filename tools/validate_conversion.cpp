@@ -2,6 +2,7 @@
 
 #include "loaders/ir/ir_reader.hpp"
 #include "tools/pipeline.hpp"
+#include "transforms/front/input_preprocessing.hpp"
 #include "transforms/front/output_cut.hpp"
 #include "transforms/middle/partial_inference.hpp"
 #include "validate/runner.hpp"
@@ -34,6 +35,7 @@ ConversionValidation validate_conversion(const ConversionOptions& options, const
     // the reference. Inference runs so that every node knows its output types.
     std::unique_ptr<Graph> source = pipeline.load_and_extract(options);
     TransformContext ctx{options};
+    InputPreprocessing().run(*source, ctx);  // the IR takes the raw input too
     OutputCut().run(*source, ctx);
     PartialInference().run(*source, ctx);
     ValidationReport report = validate(*source, *ir, ran.inputs, run.tolerance);

@@ -9,6 +9,7 @@
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
 #include "transforms/back/unsupported_ops.hpp"
+#include "transforms/front/input_preprocessing.hpp"
 #include "transforms/front/output_cut.hpp"
 #include "transforms/front/replace_subgraph_with_op.hpp"
 #include "transforms/middle/activation_fusions.hpp"
@@ -26,6 +27,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<OutputCut>());
     r.add(std::make_unique<ReplaceSubgraphWithOp>());
     // middle
+    r.add(std::make_unique<InputPreprocessing>());
     r.add(std::make_unique<PartialInference>());
     r.add(std::make_unique<TorchvisionSSDPostprocessing>());
     r.add(std::make_unique<LayoutChange>());

@@ -91,3 +91,30 @@ TEST(MoCommandLine, ConfigAndExtensionFlags) {
 
 }  // namespace
 }  // namespace mo
+
+namespace mo {
+namespace {
+
+TEST(MoCommandLine, PreprocessingFlags) {
+    CliRequest r = parse({"--input_model", "m.onnx", "--input", "data[1,3,2,2],mask->[1 0 1]", "--mean_values",
+                          "data[123,117,104],[1]", "--scale_values", "[58.4,57.1,57.4]", "--reverse_input_channels",
+                          "--batch", "4"});
+    const ConversionOptions& o = r.options;
+    ASSERT_EQ(o.inputs.size(), 2u);
+    EXPECT_FALSE(o.inputs[0].value);
+    EXPECT_EQ(o.inputs[1].name, "mask");
+    EXPECT_EQ(o.inputs[1].value, (std::vector<double>{1, 0, 1}));
+    ASSERT_EQ(o.mean_values.size(), 2u);
+    EXPECT_EQ(o.mean_values[0].name, "data");
+    EXPECT_EQ(o.mean_values[0].values, (std::vector<double>{123, 117, 104}));
+    EXPECT_EQ(o.mean_values[1].name, "");
+    EXPECT_EQ(o.scale_values[0].values, (std::vector<double>{58.4, 57.1, 57.4}));
+    EXPECT_TRUE(o.reverse_input_channels);
+    EXPECT_EQ(o.batch, 4);
+    EXPECT_THROW(parse({"--input_model", "m.onnx", "--batch", "0"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m.onnx", "--mean_values", "data[1,x]"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m.onnx", "--input", "a->[1 2"}), UsageError);
+}
+
+}  // namespace
+}  // namespace mo

@@ -22,9 +22,9 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 27u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 28u);  // anchors + built-ins
     const std::vector<std::string> expected{
-        "FrontStart", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
+        "FrontStart", "InputPreprocessing", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
         "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
         "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "SoftPlusFusion", "MishFusion",
         "SoftmaxFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "MiddleFinish",

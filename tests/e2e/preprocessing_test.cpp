@@ -1,0 +1,110 @@
+// --mean_values, --scale_values, --reverse_input_channels, --batch and frozen inputs, on an ONNX
+// (NCHW) and a TFLite (NHWC) model: the IR fed the raw input gives what the source model gives
+// for the input preprocessed here, by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "emit/ir_test_util.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "support/graph_builder.hpp"
+#include "support/onnx_model_builder.hpp"
+#include "support/op_test_util.hpp"
+#include "support/tflite_model_builder.hpp"
+#include "tools/convert.hpp"
+#include "validate/evaluator.hpp"
+
+namespace mo {
+namespace {
+
+std::unique_ptr<Graph> convert_to_ir(ConversionOptions o, test::ScratchDir& out) {
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;
+    return read_ir(convert(o).xml_path, test::builtin_ops());
+}
+
+// relu((x[reversed channel] - mean) / scale), channel c of element i given by `channel_of`.
+std::vector<float> expected(const std::vector<float>& x, size_t channels, bool nhwc) {
+    const double mean[3] = {1, 2, 3}, scale[3] = {2, 4, 8};
+    const size_t spatial = x.size() / channels;
+    std::vector<float> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const size_t c = nhwc ? i % channels : i / spatial;
+        const size_t src = nhwc ? i - c + (channels - 1 - c) : (channels - 1 - c) * spatial + i % spatial;
+        y[i] = static_cast<float>(std::max(0.0, (x[src] - mean[c]) / scale[c]));
+    }
+    return y;
+}
+
+void check(const std::string& model, const Shape& shape, bool nhwc) {
+    std::vector<float> x(static_cast<size_t>(shape_size(shape)));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 1.5f - 2.f;
+    test::ScratchDir out{"preprocess"};
+    ConversionOptions o;
+    o.input_model = model;
+    o.mean_values = {{"x", {1, 2, 3}}};
+    o.scale_values = {{"", {2, 4, 8}}};
+    o.reverse_input_channels = true;
+    auto ir = convert_to_ir(o, out);
+    const auto got = evaluate(*ir, {Tensor::from_vector<float>(x, shape)}).at(0).to_f64();
+    const auto want = expected(x, 3, nhwc);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << model << " " << i;
+}
+
+TEST(InputPreprocessing, MeansScalesAndReversedChannelsOnNchwAndNhwcSources) {
+    test::OnnxModelBuilder onnx(13);
+    onnx.input("x", {1, 3, 2, 2});
+    onnx.node("Relu", {"x"}, {"y"});
+    onnx.output("y");
+    check(onnx.save("preprocess.onnx"), {1, 3, 2, 2}, false);
+
+    test::TfliteModelBuilder tfl;
+    int x = tfl.input("x", {1, 2, 2, 3});
+    int y = tfl.tensor("y", {1, 2, 2, 3});
+    tfl.op(tflite::BuiltinOperator::RELU, {x}, {y});
+    tfl.output(y);
+    check(tfl.save("preprocess.tflite"), {1, 2, 2, 3}, true);
+}
+
+TEST(InputPreprocessing, FrozenInputAndBatch) {
+    test::OnnxModelBuilder m(13);
+    m.input("a", {"N", 2});
+    m.input("b", {2});
+    m.node("Add", {"a", "b"}, {"y"});
+    m.output("y");
+    const std::string path = m.save("freeze.onnx");
+    test::ScratchDir out{"freeze"};
+    ConversionOptions o;
+    o.input_model = path;
+    o.inputs = {InputSpec{"b", std::nullopt, std::vector<double>{10, 20}}};
+    o.batch = 3;
+    auto ir = convert_to_ir(o, out);
+    ASSERT_EQ(ir->parameters().size(), 1u);
+    EXPECT_EQ(ir->parameters()[0].out(0).shape(), (PartialShape{3, 2}));
+    const auto got = evaluate(*ir, {Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {3, 2})}).at(0).to_f64();
+    EXPECT_EQ(got, (std::vector<double>{11, 22, 13, 24, 15, 26}));
+}
+
+TEST(InputPreprocessing, BadOptionsAreClearErrors) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 3, 2, 2});
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    const std::string path = m.save("bad_preprocess.onnx");
+    test::ScratchDir out{"bad_preprocess"};
+    ConversionOptions o;
+    o.input_model = path;
+    o.output_dir = out.path().string();
+    o.mean_values = {{"nope", {1, 2, 3}}};
+    test::expect_error([&] { convert(o); }, {"--mean_values names input 'nope'", "the model's inputs are: x"});
+    o.mean_values = {{"x", {1, 2}}};
+    test::expect_error([&] { convert(o); }, {"has 2 values; the input has 3 channels (axis 1)"});
+    o.mean_values = {};
+    o.inputs = {InputSpec{"x", std::nullopt, std::vector<double>{1, 2}}};
+    test::expect_error([&] { convert(o); }, {"frozen with 2 values for 12 elements"});
+    EXPECT_TRUE(out.entries().empty());
+}
+
+}  // namespace
+}  // namespace mo

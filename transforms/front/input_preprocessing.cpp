@@ -1,0 +1,126 @@
+#include "transforms/front/input_preprocessing.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace mo {
+
+namespace {
+
+// The Parameter an option entry names, or the one at `position` for an unnamed entry.
+Node parameter_for(Graph& g, const std::string& name, size_t position, const char* flag) {
+    auto& params = g.parameters();
+    if (name.empty()) {
+        if (position >= params.size())
+            throw Error(std::string(flag) + " gives more entries than the model has inputs (" +
+                            std::to_string(params.size()) + ")",
+                        g.source_path, "name the inputs: name[values]");
+        return params[position];
+    }
+    for (const Node& p : params)
+        if (p.name() == name || std::count(p.out(0).names().begin(), p.out(0).names().end(), name)) return p;
+    std::string list;
+    for (const Node& p : params) list += (list.empty() ? "" : ", ") + p.name();
+    throw Error(std::string(flag) + " names input '" + name + "', which the model does not have", g.source_path,
+                "the model's inputs are: " + list);
+}
+
+void set_batch(Graph& g, int64_t batch) {
+    for (const Node& p : g.parameters()) {
+        PartialShape s = p.attr<PartialShape>("shape");
+        if (!s.rank_is_static() || s.rank() == 0) continue;
+        s[0] = Dimension(batch);
+        p.set_attr("shape", s);
+        p.out(0).set_type_and_shape(p.out(0).type(), s);
+    }
+}
+
+void freeze(Graph& g, const InputSpec& spec) {
+    Node p = parameter_for(g, spec.name, 0, "--input");
+    const PartialShape shape = spec.shape ? *spec.shape : p.attr<PartialShape>("shape");
+    if (!shape.is_static())
+        throw Error("input '" + spec.name + "' has no static shape to freeze with", g.source_path,
+                    "give its shape: --input " + spec.name + "[1,3]->[...]");
+    const Shape s = shape.to_shape();
+    std::vector<double> values = *spec.value;
+    const auto count = static_cast<size_t>(shape_size(s));
+    if (values.size() == 1) values.assign(count, values[0]);
+    if (values.size() != count)
+        throw Error("input '" + spec.name + "' is frozen with " + std::to_string(spec.value->size()) + " values for " +
+                        std::to_string(count) + " elements",
+                    g.source_path, "give one value per element, or one for all");
+    const ElementType type = p.out(0).type() == ElementType::dynamic ? ElementType::f32 : p.out(0).type();
+    Node c = g.add_constant(p.name() + "/frozen", Tensor::from_vector<double>(values, s).convert(type));
+    p.out(0).replace_all_uses_with(c.out(0));
+    c.out(0).names() = p.out(0).names();
+    auto& params = g.parameters();
+    params.erase(std::find(params.begin(), params.end(), p));
+    g.remove_node(p);
+}
+
+struct ChannelSteps {
+    bool reverse = false;
+    std::vector<double> mean, scale;
+};
+
+// x -> [reverse channels] -> [- mean] -> [/ scale], the consumers of x moved to the end.
+void preprocess(Graph& g, const Node& p, const ChannelSteps& steps, bool nhwc) {
+    const OutPort x = p.out(0);
+    const PartialShape& s = x.shape();
+    if (!s.rank_is_static() || s.rank() < 2)
+        throw Error("input '" + p.name() + "' needs a known rank for channel preprocessing", g.source_path,
+                    "give its shape with --input");
+    const size_t axis = nhwc ? s.rank() - 1 : 1;
+    const std::optional<int64_t> channels = s[axis].is_static() ? std::optional(s[axis].get_length()) : std::nullopt;
+    const bool reverse = steps.reverse && channels == 3;
+    if (!reverse && steps.mean.empty() && steps.scale.empty()) return;
+    if (!is_float(x.type()))
+        throw Error("input '" + p.name() + "' is " + std::string(ir_name(x.type())) + ": means and scales need a float input",
+                    g.source_path, "drop --mean_values / --scale_values for it");
+    std::vector<InPort> consumers = x.targets();
+    OutPort y = x;
+    auto per_channel = [&](const std::vector<double>& v, const char* what) {
+        if (v.size() != 1 && (!channels || static_cast<int64_t>(v.size()) != *channels))
+            throw Error(std::string(what) + " for input '" + p.name() + "' has " + std::to_string(v.size()) +
+                            " values; the input has " + (channels ? std::to_string(*channels) : "an unknown number of") +
+                            " channels (axis " + std::to_string(axis) + ")",
+                        g.source_path, "give one value per channel");
+        Shape shape(s.rank(), 1);
+        shape[axis] = static_cast<int64_t>(v.size());
+        return g.add_constant(p.name() + "/" + what, Tensor::from_vector<double>(v, shape).convert(x.type())).out(0);
+    };
+    if (reverse) {
+        OutPort indices = g.add_constant(p.name() + "/reverse/indices", Tensor::from_vector<int64_t>({2, 1, 0}, {3})).out(0);
+        OutPort ax = g.add_constant(p.name() + "/reverse/axis", Tensor::scalar<int64_t>(static_cast<int64_t>(axis))).out(0);
+        y = g.add_op("Gather", p.name() + "/reverse_channels", {y, indices, ax}, {{"batch_dims", int64_t{0}}}).out(0);
+    }
+    if (!steps.mean.empty()) y = g.add_op("Subtract", p.name() + "/mean", {y, per_channel(steps.mean, "mean_values")}).out(0);
+    if (!steps.scale.empty()) y = g.add_op("Divide", p.name() + "/scale", {y, per_channel(steps.scale, "scale_values")}).out(0);
+    for (const InPort& c : consumers) c.connect(y);
+}
+
+}  // namespace
+
+bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
+    const ConversionOptions& o = ctx.options;
+    bool changed = false;
+    for (const InputSpec& spec : o.inputs)
+        if (spec.value) freeze(g, spec), changed = true;
+    if (o.batch) set_batch(g, *o.batch), changed = true;  // the inputs left after freezing
+    std::map<uint64_t, ChannelSteps> steps;
+    for (size_t i = 0; i < o.mean_values.size(); ++i)
+        steps[parameter_for(g, o.mean_values[i].name, i, "--mean_values").id()].mean = o.mean_values[i].values;
+    for (size_t i = 0; i < o.scale_values.size(); ++i)
+        steps[parameter_for(g, o.scale_values[i].name, i, "--scale_values").id()].scale = o.scale_values[i].values;
+    if (o.reverse_input_channels)
+        for (const Node& p : g.parameters()) steps[p.id()].reverse = true;
+    for (const auto& [id, s] : steps) {
+        preprocess(g, g.find_by_id(id), s, g.source_layout == "NHWC");
+        changed = true;
+    }
+    return changed;
+}
+
+}  // namespace mo

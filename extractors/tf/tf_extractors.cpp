@@ -6,6 +6,7 @@ void register_tf_extractors(ExtractorRegistry& r) {
     register_tf_conv_pool(r);
     register_tf_elementwise(r);
     register_tf_shape(r);
+    register_tf_slice_gather(r);
 }
 
 bool tf_nhwc(ExtractContext& c) {

@@ -6,6 +6,7 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_conv_pool(r);
     register_tflite_elementwise(r);
     register_tflite_shape(r);
+    register_tflite_slice_gather(r);
 }
 
 OutPort tflite_transpose(ExtractContext& c, const std::string& suffix, const OutPort& x,

@@ -14,6 +14,7 @@ void register_tflite_extractors(ExtractorRegistry& r);
 void register_tflite_conv_pool(ExtractorRegistry& r);    // CONV_2D, DEPTHWISE_CONV_2D, pools, FULLY_CONNECTED
 void register_tflite_elementwise(ExtractorRegistry& r);  // arithmetic and activations
 void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATION, PAD, reductions, ...
+void register_tflite_slice_gather(ExtractorRegistry& r); // slices, splits, GATHER, PACK, ARG_MAX, ...
 
 namespace tflite_layout {
 inline const std::vector<int64_t> kToNchw{0, 3, 1, 2};

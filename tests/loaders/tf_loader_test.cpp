@@ -146,6 +146,42 @@ TEST(TfLoader, TfjsModelReadsItsQuantizedShards) {
     test::expect_error([&] { run((dir / "model.json").string(), 0); }, {"'group1-shard1of1.bin' is missing"});
 }
 
+TEST(TfLoader, GatherSplitArgMaxDepthToSpaceFloorDivSelect) {
+    // x [1, 1, 2, 4] = 0..7 (NHWC)
+    mo_tf::GraphDef g;
+    auto& x = node(g, "x", "Placeholder", {});
+    (*x.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    for (int64_t d : {1, 1, 2, 4}) (*x.mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(d);
+    constant(g, "three", mo_tf::DT_INT32, {}, {}, {3});
+    constant(g, "idx", mo_tf::DT_INT32, {2}, {}, {3, 0});
+    constant(g, "two", mo_tf::DT_FLOAT, {}, {3.f});
+    node(g, "gather", "GatherV2", {"x", "idx", "three"});
+    auto& split = node(g, "split", "Split", {"three", "x"});
+    (*split.mutable_attr())["num_split"].set_i(2);
+    node(g, "split_out", "Identity", {"split:1"});
+    node(g, "argmax", "ArgMax", {"x", "three"});
+    auto& d2s = node(g, "d2s", "DepthToSpace", {"x"});
+    (*d2s.mutable_attr())["block_size"].set_i(2);
+    node(g, "floordiv", "FloorDiv", {"x", "two"});
+    node(g, "greater", "Greater", {"x", "two"});
+    node(g, "select", "SelectV2", {"greater", "x", "two"});
+    const std::string path = save(g, "ops.pb");
+    test::ScratchDir out{"tf_ops"};
+    ConversionOptions o;
+    o.input_model = path;
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto r = evaluate(*ir, {Tensor::from_vector<float>({0, 1, 2, 3, 4, 5, 6, 7}, {1, 1, 2, 4})});
+    ASSERT_EQ(r.size(), 6u);  // the graph's sinks, in graph order
+    EXPECT_EQ(r[0].to_f64(), (std::vector<double>{3, 0, 7, 4}));                    // channels 3, 0
+    EXPECT_EQ(r[1].to_f64(), (std::vector<double>{2, 3, 6, 7}));                    // second half
+    EXPECT_EQ(r[2].to_i64(), (std::vector<int64_t>{3, 3}));                         // argmax
+    EXPECT_EQ(r[3].to_f64(), (std::vector<double>{0, 1, 4, 5, 2, 3, 6, 7}));        // [1, 2, 4, 1]
+    EXPECT_EQ(r[4].to_f64(), (std::vector<double>{0, 0, 0, 1, 1, 1, 2, 2}));        // floor(x / 3)
+    EXPECT_EQ(r[5].to_f64(), (std::vector<double>{3, 3, 3, 3, 4, 5, 6, 7}));        // x > 3 ? x : 3
+}
+
 TEST(TfLoader, BrokenGraphsAreClearErrors) {
     mo_tf::GraphDef missing = small_graph();
     node(missing, "extra", "Relu", {"nowhere:0"});

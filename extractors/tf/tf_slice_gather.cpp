@@ -1,0 +1,125 @@
+// StridedSlice, Slice, Split, SplitV, Unpack, GatherV2, Tile, Fill, ArgMax / ArgMin, TopKV2,
+// DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2.
+#include "extractors/tf/tf_extractors.hpp"
+
+namespace mo {
+
+namespace {
+
+std::vector<int64_t> bits(int64_t mask, size_t n) {
+    std::vector<int64_t> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = (mask >> i) & 1;
+    return v;
+}
+
+void strided_slice(ExtractContext& c) {
+    const size_t n = c.input_ints(1).size();
+    c.set_output(0, c.op("StridedSlice", "", {c.input(0), c.input(1), c.input(2), c.input(3)},
+                         {{"begin_mask", bits(c.i("begin_mask", 0), n)},
+                          {"end_mask", bits(c.i("end_mask", 0), n)},
+                          {"new_axis_mask", bits(c.i("new_axis_mask", 0), n)},
+                          {"shrink_axis_mask", bits(c.i("shrink_axis_mask", 0), n)},
+                          {"ellipsis_mask", bits(c.i("ellipsis_mask", 0), n)}}));
+}
+
+// Slice(x, begin, size): size -1 runs to the end.
+void slice(ExtractContext& c) {
+    const auto begin = c.input_ints(1), size = c.input_ints(2);
+    if (begin.size() != size.size()) c.fail("begin and size differ in length");
+    std::vector<int64_t> stop(begin.size()), axes(begin.size());
+    for (size_t i = 0; i < begin.size(); ++i) {
+        stop[i] = size[i] < 0 ? INT64_MAX : begin[i] + size[i];
+        axes[i] = static_cast<int64_t>(i);
+    }
+    c.set_output(0, c.op("Slice", "", {c.input(0), c.i64s("start", begin), c.i64s("stop", stop),
+                                       c.i64s("step", std::vector<int64_t>(begin.size(), 1)), c.i64s("axes", axes)}));
+}
+
+void outputs_of(ExtractContext& c, Node n) {
+    n.set_output_count(c.output_count());
+    for (size_t j = 0; j < c.output_count(); ++j) c.set_output(j, n.out(j));
+}
+
+void arg_extreme(ExtractContext& c, const char* mode) {
+    const auto axis = c.input_ints(1);
+    if (axis.size() != 1) c.fail("the dimension must hold one value");
+    Node topk = c.add("TopK", "topk", {c.input(0), c.i64("k", 1)},
+                      {{"axis", axis[0]}, {"mode", std::string(mode)}, {"sort", std::string("value")}, {"stable", true},
+                       {"index_element_type", ElementType::i64}});
+    OutPort y = c.op("Squeeze", "squeeze", {topk.out(1), c.i64s("squeeze/axes", {axis[0]})});
+    const ElementType out = c.i("output_type", 9) == 3 ? ElementType::i32 : ElementType::i64;  // DT_INT32 / DT_INT64
+    c.set_output(0, c.op("Convert", "", {y}, {{"destination_type", out}}));
+}
+
+void depth_space(ExtractContext& c, const char* type) {
+    const bool nhwc = tf_nhwc(c);
+    OutPort x = c.input(0);
+    if (nhwc) x = c.op("Transpose", "to_nchw", {x, c.i64s("to_nchw/order", {0, 3, 1, 2})});
+    OutPort y = c.op(type, "op", {x}, {{"block_size", c.i("block_size")}, {"mode", std::string("blocks_first")}});
+    if (nhwc) y = c.op("Transpose", "", {y, c.i64s("order", {0, 2, 3, 1})});
+    c.set_output(0, y);
+}
+
+// FloorDiv: floor(a / b) for floats; integers divide with Python's rounding toward -inf.
+void floor_div(ExtractContext& c) {
+    if (is_float(c.input(0).type())) {
+        c.set_output(0, c.op("Floor", "", {c.op("Divide", "divide", {c.input(0), c.input(1)})}));
+        return;
+    }
+    c.set_output(0, c.op("Divide", "", {c.input(0), c.input(1)}, {{"m_pythondiv", true}}));
+}
+
+// SelectV2 broadcasts like numpy; Select (v1) too when the condition has the data's rank.
+void select(ExtractContext& c, bool v1) {
+    if (v1) {
+        const PartialShape &cond = c.input(0).shape(), &x = c.input(1).shape();
+        if (!cond.rank_is_static() || !x.rank_is_static() || (cond.rank() != x.rank() && cond.rank() != 0))
+            c.unsupported("Select with a condition of another rank than its values (use SelectV2)");
+    }
+    c.set_output(0, c.op("Select", "", {c.input(0), c.input(1), c.input(2)}, {{"auto_broadcast", std::string("numpy")}}));
+}
+
+}  // namespace
+
+void register_tf_slice_gather(ExtractorRegistry& r) {
+    r.add({"tf", "", "StridedSlice", 1, INT64_MAX, strided_slice});
+    r.add({"tf", "", "Slice", 1, INT64_MAX, slice});
+    r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
+               outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", c.i("num_split")}}));
+           }});
+    r.add({"tf", "", "SplitV", 1, INT64_MAX, [](ExtractContext& c) {
+               outputs_of(c, c.add("VariadicSplit", "", {c.input(0), c.input(2), c.input(1)}));
+           }});
+    r.add({"tf", "", "Unpack", 1, INT64_MAX, [](ExtractContext& c) {
+               const int64_t axis = c.i("axis", 0), num = c.i("num");
+               Node s = c.add("Split", "split", {c.input(0), c.i64("split/axis", axis)}, {{"num_splits", num}});
+               s.set_output_count(static_cast<size_t>(num));
+               for (size_t j = 0; j < c.output_count(); ++j)
+                   c.set_output(j, c.op("Squeeze", "squeeze" + std::to_string(j),
+                                        {s.out(j), c.i64s("squeeze" + std::to_string(j) + "/axes", {axis})}));
+           }});
+    r.add({"tf", "", "GatherV2", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.input(2)}, {{"batch_dims", c.i("batch_dims", 0)}}));
+           }});
+    r.add({"tf", "", "Tile", 1, INT64_MAX,
+           [](ExtractContext& c) { c.set_output(0, c.op("Tile", "", {c.input(0), c.input(1)})); }});
+    r.add({"tf", "", "Fill", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, c.op("Broadcast", "", {c.input(1), c.input(0)}, {{"mode", std::string("numpy")}}));
+           }});
+    r.add({"tf", "", "ArgMax", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "max"); }});
+    r.add({"tf", "", "ArgMin", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "min"); }});
+    r.add({"tf", "", "TopKV2", 1, INT64_MAX, [](ExtractContext& c) {
+               Node t = c.add("TopK", "", {c.input(0), c.input(1)},
+                              {{"axis", int64_t{-1}}, {"mode", std::string("max")},
+                               {"sort", std::string(c.i("sorted", 1) ? "value" : "none")}, {"stable", true},
+                               {"index_element_type", ElementType::i32}});
+               for (size_t j = 0; j < c.output_count() && j < 2; ++j) c.set_output(j, t.out(j));
+           }});
+    r.add({"tf", "", "DepthToSpace", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "DepthToSpace"); }});
+    r.add({"tf", "", "SpaceToDepth", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "SpaceToDepth"); }});
+    r.add({"tf", "", "FloorDiv", 1, INT64_MAX, floor_div});
+    r.add({"tf", "", "Select", 1, INT64_MAX, [](ExtractContext& c) { select(c, true); }});
+    r.add({"tf", "", "SelectV2", 1, INT64_MAX, [](ExtractContext& c) { select(c, false); }});
+}
+
+}  // namespace mo

@@ -1,0 +1,97 @@
+// TFLite slicing, splitting, gathering and rearranging ops on one NHWC input, against values
+// computed here from TensorFlow's definitions of each op.
+#include <gtest/gtest.h>
+
+#include "emit/ir_test_util.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "support/graph_builder.hpp"
+#include "support/tflite_model_builder.hpp"
+#include "tools/convert.hpp"
+#include "validate/evaluator.hpp"
+
+namespace mo {
+namespace {
+
+using tflite::BuiltinOperator;
+using Options = std::pair<tflite::BuiltinOptions, flatbuffers::Offset<void>>;
+
+// x[0, h, w, c], h, w < 2, c < 4: distinct values with no order along any axis.
+float xv(int h, int w, int c) { return static_cast<float>(((h * 2 + w) * 4 + c) * 7 % 16) - 5.f; }
+
+TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {1, 2, 2, 4});
+    int d2s = m.tensor("d2s", {1, 4, 4, 1});
+    m.op(BuiltinOperator::DEPTH_TO_SPACE, {x}, {d2s}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::DepthToSpaceOptions, tflite::CreateDepthToSpaceOptions(fb, 2).Union()};
+    });
+    int ss = m.tensor("strided", {1, 2, 1, 2});  // x[:, :, 1:, ::2]
+    m.op(BuiltinOperator::STRIDED_SLICE,
+         {x, m.constant_i32("b", {4}, {0, 0, 1, 0}), m.constant_i32("e", {4}, {0, 0, 2, 4}),
+          m.constant_i32("s", {4}, {1, 1, 1, 2})},
+         {ss}, [](auto& fb) {
+             return Options{tflite::BuiltinOptions::StridedSliceOptions,
+                            tflite::CreateStridedSliceOptions(fb, 0b0011, 0b0011).Union()};
+         });
+    int am = m.tensor("argmax", {1, 2, 2}, tflite::TensorType::INT64);
+    m.op(BuiltinOperator::ARG_MAX, {x, m.constant_i32("axis", {1}, {3})}, {am}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::ArgMaxOptions,
+                       tflite::CreateArgMaxOptions(fb, tflite::TensorType::INT64).Union()};
+    });
+    int s0 = m.tensor("split0", {1, 2, 2, 2}), s1 = m.tensor("split1", {1, 2, 2, 2});
+    m.op(BuiltinOperator::SPLIT, {m.constant_i32("split_axis", {}, {3}), x}, {s0, s1}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::SplitOptions, tflite::CreateSplitOptions(fb, 2).Union()};
+    });
+    int g = m.tensor("gather", {1, 2, 2, 2});
+    m.op(BuiltinOperator::GATHER, {x, m.constant_i32("idx", {2}, {3, 0})}, {g}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::GatherOptions, tflite::CreateGatherOptions(fb, 3).Union()};
+    });
+    for (int t : {d2s, ss, am, s1, g}) m.output(t);
+    const std::string path = m.save("ops.tflite");
+
+    test::ScratchDir out{"tflite_ops"};
+    ConversionOptions o;
+    o.input_model = path;
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    std::vector<float> input;
+    for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 2; ++w)
+            for (int c = 0; c < 4; ++c) input.push_back(xv(h, w, c));
+    auto r = evaluate(*ir, {Tensor::from_vector<float>(input, {1, 2, 2, 4})});
+    ASSERT_EQ(r.size(), 5u);
+
+    // DepthToSpace: out[h * 2 + i, w * 2 + j] = x[h, w, i * 2 + j].
+    std::vector<double> want;
+    for (int oh = 0; oh < 4; ++oh)
+        for (int ow = 0; ow < 4; ++ow) want.push_back(xv(oh / 2, ow / 2, (oh % 2) * 2 + ow % 2));
+    EXPECT_EQ(r[0].to_f64(), want);
+    // x[:, :, 1:, ::2]
+    want.clear();
+    for (int h = 0; h < 2; ++h)
+        for (int c : {0, 2}) want.push_back(xv(h, 1, c));
+    EXPECT_EQ(r[1].to_f64(), want);
+    // argmax over channels
+    std::vector<int64_t> arg;
+    for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 2; ++w) {
+            int best = 0;
+            for (int c = 1; c < 4; ++c)
+                if (xv(h, w, c) > xv(h, w, best)) best = c;
+            arg.push_back(best);
+        }
+    EXPECT_EQ(r[2].to_i64(), arg);
+    // the second half of the channels; channels 3 and 0
+    std::vector<double> half, gathered;
+    for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 2; ++w) {
+            half.insert(half.end(), {xv(h, w, 2), xv(h, w, 3)});
+            gathered.insert(gathered.end(), {xv(h, w, 3), xv(h, w, 0)});
+        }
+    EXPECT_EQ(r[3].to_f64(), half);
+    EXPECT_EQ(r[4].to_f64(), gathered);
+}
+
+}  // namespace
+}  // namespace mo

@@ -25,6 +25,14 @@ struct InputChannelValues {
     std::vector<double> values;
 };
 
+// One --layout / --source_layout / --target_layout entry: the input named (empty: every input)
+// is given to the IR in `target` layout ("nchw") while the model reads it in `source` ("nhwc";
+// empty: the source framework's layout).
+struct InputLayout {
+    std::string name;
+    std::string source, target;
+};
+
 struct ConversionOptions {
     std::string input_model;
     std::string output_dir = ".";
@@ -38,6 +46,7 @@ struct ConversionOptions {
     std::vector<InputChannelValues> mean_values, scale_values;
     bool reverse_input_channels = false;
     std::optional<int64_t> batch;
+    std::vector<InputLayout> layouts;
     std::string transformations_config;
     std::vector<std::string> extensions;
     // The command line as given, for meta data.

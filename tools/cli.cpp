@@ -30,6 +30,9 @@ const FlagSpec kFlags[] = {
     {"scale_values", true, "VALUES", "per-channel values inputs are divided by (after the means): data[58,57,57]"},
     {"reverse_input_channels", false, "", "reverse the channel order of 3-channel inputs (RGB <-> BGR), before means and scales"},
     {"batch", true, "N", "set the first dimension of every input to N"},
+    {"layout", true, "LAYOUTS", "input layouts: nhwc->nchw (every input) or x(nhwc->nchw),y(nchw): the IR input takes the target layout"},
+    {"source_layout", true, "LAYOUTS", "the layout the model reads an input in: nhwc or x(nhwc)"},
+    {"target_layout", true, "LAYOUTS", "the layout the IR input takes: nchw or x(nchw)"},
     {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
     {"disable_nhwc_to_nchw", false, "", "keep NHWC sources' layout: Transposes around each NCHW-only op instead of the layout change"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
@@ -161,6 +164,37 @@ std::vector<InputSpec> parse_input_list(const std::string& text) {
     return specs;
 }
 
+// A layout word: letters, each once ("nhwc", "nchw", "nc").
+static std::string layout_word(std::string text, const std::string& flag) {
+    text = trim(text);
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (text.empty() || text.find_first_not_of("abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+        throw UsageError("'" + text + "' is not a layout", flag, "write layouts as letters: nhwc, nchw");
+    for (char ch : text)
+        if (std::count(text.begin(), text.end(), ch) > 1)
+            throw UsageError("layout '" + text + "' names an axis twice", flag, "write layouts like nhwc");
+    return text;
+}
+
+// "nhwc->nchw", "x(nhwc->nchw),y(nchw)": for --layout (source->target, or target alone),
+// --source_layout and --target_layout (one word).
+static void parse_layouts(const std::string& text, const std::string& flag, std::vector<InputLayout>& out) {
+    for (const std::string& raw : split_top_level(text, flag)) {
+        std::string part = trim(raw), name;
+        if (auto open = part.find('('); open != std::string::npos) {
+            if (part.back() != ')') throw UsageError("malformed layout '" + part + "'", flag, "write x(nhwc->nchw)");
+            name = trim(part.substr(0, open));
+            part = part.substr(open + 1, part.size() - open - 2);
+        }
+        auto it = std::find_if(out.begin(), out.end(), [&](const InputLayout& l) { return l.name == name; });
+        InputLayout& l = it != out.end() ? *it : out.emplace_back(InputLayout{name, "", ""});
+        const auto arrow = part.find("->");
+        if (flag == "--source_layout") l.source = layout_word(part, flag);
+        else if (flag == "--target_layout" || arrow == std::string::npos) l.target = layout_word(part, flag);
+        else l.source = layout_word(part.substr(0, arrow), flag), l.target = layout_word(part.substr(arrow + 2), flag);
+    }
+}
+
 // "data[123,117,104],info[1]" or "[123,117,104],[1]" (by position).
 static std::vector<InputChannelValues> parse_channel_values(const std::string& text, const std::string& flag) {
     std::vector<InputChannelValues> out;
@@ -276,6 +310,8 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     if (auto v = find_given(given, "mean_values")) o.mean_values = parse_channel_values(*v, "--mean_values");
     if (auto v = find_given(given, "scale_values")) o.scale_values = parse_channel_values(*v, "--scale_values");
     o.reverse_input_channels = given.count("reverse_input_channels") > 0;
+    for (const char* flag : {"layout", "source_layout", "target_layout"})
+        if (auto v = find_given(given, flag)) parse_layouts(*v, std::string("--") + flag, o.layouts);
     if (auto v = find_given(given, "batch")) {
         const auto n = parse_values(*v, "--batch");
         if (n.size() != 1 || n[0] < 1 || n[0] != static_cast<double>(static_cast<int64_t>(n[0])))

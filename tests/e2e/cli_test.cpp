@@ -114,6 +114,16 @@ TEST(MoCommandLine, PreprocessingFlags) {
     EXPECT_THROW(parse({"--input_model", "m.onnx", "--batch", "0"}), UsageError);
     EXPECT_THROW(parse({"--input_model", "m.onnx", "--mean_values", "data[1,x]"}), UsageError);
     EXPECT_THROW(parse({"--input_model", "m.onnx", "--input", "a->[1 2"}), UsageError);
+    CliRequest l = parse({"--input_model", "m.tflite", "--layout", "x(nhwc->nchw),nchw", "--source_layout", "y(nhwc)"});
+    ASSERT_EQ(l.options.layouts.size(), 3u);
+    EXPECT_EQ(l.options.layouts[0].name, "x");
+    EXPECT_EQ(l.options.layouts[0].source, "nhwc");
+    EXPECT_EQ(l.options.layouts[0].target, "nchw");
+    EXPECT_EQ(l.options.layouts[1].name, "");
+    EXPECT_EQ(l.options.layouts[1].target, "nchw");
+    EXPECT_EQ(l.options.layouts[2].source, "nhwc");
+    EXPECT_THROW(parse({"--input_model", "m", "--layout", "nhwcc"}), UsageError);
+    EXPECT_THROW(parse({"--input_model", "m", "--layout", "x(n1)"}), UsageError);
 }
 
 }  // namespace

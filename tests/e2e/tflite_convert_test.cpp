@@ -176,5 +176,30 @@ TEST(TfliteConvert, SmallCnnMatchesTheNhwcReferenceWithOnlyBoundaryTransposes) {
     }
 }
 
+TEST(TfliteConvert, NchwInputOnRequestLeavesOnlyTheReshapesTranspose) {
+    const BuiltModel model = small_cnn();
+    for (const char* flag : {"layout", "target_layout"}) {
+        test::ScratchDir out{"tflite_nchw"};
+        ConversionOptions options;
+        options.input_model = model.path;
+        options.output_dir = out.path().string();
+        options.compress_to_fp16 = false;
+        options.layouts = {std::string(flag) == "layout" ? InputLayout{"x", "nhwc", "nchw"} : InputLayout{"", "", "nchw"}};
+        auto ir = read_ir(convert(options).xml_path, test::builtin_ops());
+        ASSERT_EQ(ir->parameters().size(), 1u);
+        EXPECT_EQ(ir->parameters()[0].out(0).shape(), (PartialShape{1, 2, 5, 5}));
+        int transposes = 0;
+        for (const Node& n : ir->nodes()) transposes += n.is("Transpose");
+        EXPECT_EQ(transposes, 1) << flag;  // the one in front of the Reshape
+        std::vector<float> nchw(model.x.v.size());
+        for (int c = 0; c < 2; ++c)
+            for (int h = 0; h < 5; ++h)
+                for (int w = 0; w < 5; ++w) nchw[static_cast<size_t>((c * 5 + h) * 5 + w)] = model.x.at(0, h, w, c);
+        auto outputs = evaluate(*ir, {Tensor::from_vector<float>(nchw, {1, 2, 5, 5})});
+        expect_close(outputs.at(0), model.out1, "out1");
+        expect_close(outputs.at(1), model.out2, "out2");
+    }
+}
+
 }  // namespace
 }  // namespace mo

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "transforms/middle/partial_inference.hpp"
 
 namespace mo {
 
@@ -60,19 +61,61 @@ void freeze(Graph& g, const InputSpec& spec) {
     g.remove_node(p);
 }
 
+// The layout the model reads a 4-D input in when the user does not say: the source's.
+std::string default_layout(const Graph& g, size_t rank) {
+    if (rank != 4) return "";
+    return g.source_layout == "NHWC" ? "nhwc" : "nchw";
+}
+
+// The Parameter takes `target` layout; a Transpose behind it gives the model `source`, and its
+// output (inferred now) is what the model reads.
+OutPort relayout(Graph& g, const Node& p, const std::string& source, const std::string& target) {
+    const PartialShape s = p.attr<PartialShape>("shape");
+    const std::string where = "input '" + p.name() + "'";
+    if (!s.rank_is_static() || s.rank() != source.size())
+        throw Error(where + " does not have the " + std::to_string(source.size()) + " axes of layout '" + source + "'",
+                    g.source_path, "give a layout with one letter per axis");
+    std::string a = source, b = target;
+    std::sort(a.begin(), a.end()), std::sort(b.begin(), b.end());
+    if (a != b)
+        throw Error("layouts '" + source + "' and '" + target + "' name different axes", where,
+                    "give the same letters in another order, e.g. nhwc->nchw");
+    if (source == target) return p.out(0);
+    std::vector<int64_t> to_source(source.size());
+    std::vector<Dimension> dims(source.size());
+    for (size_t i = 0; i < source.size(); ++i) {
+        to_source[i] = static_cast<int64_t>(target.find(source[i]));
+        dims[i] = s[source.find(target[i])];
+    }
+    const PartialShape shape(std::move(dims));
+    p.set_attr("shape", shape);
+    p.out(0).set_type_and_shape(p.out(0).type(), shape);
+    std::vector<InPort> consumers = p.out(0).targets();
+    Node order = g.add_constant(p.name() + "/to_source_layout/order",
+                                Tensor::from_vector<int64_t>(to_source, {static_cast<int64_t>(to_source.size())}));
+    Node t = g.add_op("Transpose", p.name() + "/to_source_layout", {p.out(0), order.out(0)});
+    for (const InPort& c : consumers) c.connect(t.out(0));
+    PartialInference::infer_node(order);
+    PartialInference::infer_node(t);
+    return t.out(0);
+}
+
 struct ChannelSteps {
     bool reverse = false;
     std::vector<double> mean, scale;
 };
 
-// x -> [reverse channels] -> [- mean] -> [/ scale], the consumers of x moved to the end.
-void preprocess(Graph& g, const Node& p, const ChannelSteps& steps, bool nhwc) {
-    const OutPort x = p.out(0);
+// x (what the model reads of input p, in layout `layout`) -> [reverse channels] -> [- mean] ->
+// [/ scale], the consumers of x moved to the end.
+void preprocess(Graph& g, const Node& p, const OutPort& x, const ChannelSteps& steps, const std::string& layout) {
     const PartialShape& s = x.shape();
     if (!s.rank_is_static() || s.rank() < 2)
         throw Error("input '" + p.name() + "' needs a known rank for channel preprocessing", g.source_path,
                     "give its shape with --input");
-    const size_t axis = nhwc ? s.rank() - 1 : 1;
+    const size_t c_pos = layout.find('c');
+    const size_t axis = c_pos != std::string::npos && layout.size() == s.rank() ? c_pos
+                        : g.source_layout == "NHWC"                             ? s.rank() - 1
+                                                                                : 1;
     const std::optional<int64_t> channels = s[axis].is_static() ? std::optional(s[axis].get_length()) : std::nullopt;
     const bool reverse = steps.reverse && channels == 3;
     if (!reverse && steps.mean.empty() && steps.scale.empty()) return;
@@ -101,6 +144,39 @@ void preprocess(Graph& g, const Node& p, const ChannelSteps& steps, bool nhwc) {
     for (const InPort& c : consumers) c.connect(y);
 }
 
+// What the model reads of each input (the Parameter, or the Transpose behind it) and in which
+// layout, after --layout / --source_layout / --target_layout.
+struct ModelSide {
+    OutPort port;
+    std::string layout;
+};
+
+std::map<uint64_t, ModelSide> apply_layouts(Graph& g, const std::vector<InputLayout>& layouts) {
+    std::map<uint64_t, ModelSide> sides;
+    for (const Node& p : g.parameters()) {
+        const PartialShape& s = p.out(0).shape();
+        sides[p.id()] = {p.out(0), default_layout(g, s.rank_is_static() ? s.rank() : 0)};
+    }
+    for (const InputLayout& l : layouts) {
+        std::vector<Node> targets;
+        if (!l.name.empty()) targets.push_back(parameter_for(g, l.name, 0, "--layout"));
+        else targets = g.parameters();
+        for (const Node& p : targets) {
+            ModelSide& side = sides[p.id()];
+            const std::string source = l.source.empty() ? side.layout : l.source;
+            const PartialShape& s = p.out(0).shape();
+            if (l.name.empty() && (!s.rank_is_static() || s.rank() != std::max(source.size(), l.target.size())))
+                continue;  // a layout for every input applies to the inputs of its rank
+            if (source.empty())
+                throw Error("the layout input '" + p.name() + "' is read in is not known", g.source_path,
+                            "give it: --source_layout " + p.name() + "(nhwc)");
+            side.layout = source;
+            if (!l.target.empty()) side.port = relayout(g, p, source, l.target);
+        }
+    }
+    return sides;
+}
+
 }  // namespace
 
 bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
@@ -109,6 +185,8 @@ bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
     for (const InputSpec& spec : o.inputs)
         if (spec.value) freeze(g, spec), changed = true;
     if (o.batch) set_batch(g, *o.batch), changed = true;  // the inputs left after freezing
+    std::map<uint64_t, ModelSide> sides = apply_layouts(g, o.layouts);
+    changed |= !o.layouts.empty();
     std::map<uint64_t, ChannelSteps> steps;
     for (size_t i = 0; i < o.mean_values.size(); ++i)
         steps[parameter_for(g, o.mean_values[i].name, i, "--mean_values").id()].mean = o.mean_values[i].values;
@@ -117,7 +195,8 @@ bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
     if (o.reverse_input_channels)
         for (const Node& p : g.parameters()) steps[p.id()].reverse = true;
     for (const auto& [id, s] : steps) {
-        preprocess(g, g.find_by_id(id), s, g.source_layout == "NHWC");
+        const ModelSide& side = sides.at(id);
+        preprocess(g, g.find_by_id(id), side.port, s, side.layout);
         changed = true;
     }
     return changed;

@@ -3,10 +3,15 @@
 //   --input name->[values]      the input is frozen: a Constant of its type and shape (the given
 //                               shape, else the input's; a single value fills it), folded later
 //   --batch N                   dimension 0 of every input left becomes N
+//   --layout nhwc->nchw, --source_layout, --target_layout
+//                               the input takes the target layout; a Transpose behind it gives
+//                               the model the source layout (by default the framework's: NHWC
+//                               for TFLite / TensorFlow 4-D inputs, NCHW otherwise), which the
+//                               layout change then cancels against the model's own
 //   --reverse_input_channels    3-channel inputs get their channels reversed (RGB <-> BGR) first
 //   --mean_values, --scale_values
 //                               then (x - mean) / scale per channel
-// The channel axis follows the source layout: the last axis of NHWC sources (TFLite,
+// The channel axis is the source layout's 'c': the last axis of NHWC sources (TFLite,
 // TensorFlow), axis 1 of the others. The converted model takes the raw input; its name and
 // tensor names stay on the Parameter.
 #pragma once

@@ -1,3 +1,13 @@
+#!/usr/bin/env python3
+"""Writes loaders/tflite/tflite_schema.fbs: the subset of TensorFlow Lite's schema.fbs mo reads.
+
+    python3 scripts/make_tflite_schema.py loaders/tflite/tflite_schema.fbs
+
+The facts carried over from the published schema (schema version 3) are the BuiltinOperator
+values, the order of the BuiltinOptions union (its type ids) and each table's field order (its
+field ids); the asserts below pin the ones mo depends on. Option tables mo reads keep all their
+fields; the others are empty tables, which the verifier still checks.
+"""
 builtin_ops = """ADD AVERAGE_POOL_2D CONCATENATION CONV_2D DEPTHWISE_CONV_2D DEPTH_TO_SPACE DEQUANTIZE EMBEDDING_LOOKUP FLOOR FULLY_CONNECTED
 HASHTABLE_LOOKUP L2_NORMALIZATION L2_POOL_2D LOCAL_RESPONSE_NORMALIZATION LOGISTIC LSH_PROJECTION LSTM MAX_POOL_2D MUL RELU
 RELU_N1_TO_1 RELU6 RESHAPE RESIZE_BILINEAR RNN SOFTMAX SPACE_TO_DEPTH SVDF TANH CONCAT_EMBEDDINGS

@@ -1,5 +1,6 @@
 // Conv2D, DepthwiseConv2dNative, _FusedConv2D / FusedDepthwiseConv2dNative (TF.js), MaxPool,
 // AvgPool, MatMul, _FusedMatMul.
+#include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
 
 namespace mo {
@@ -83,14 +84,7 @@ void pool(ExtractContext& c, bool max) {
     const bool nhwc = tf_nhwc(c);
     AttrMap a = window_attrs(c, nhwc, false);
     a["kernel"] = spatial(c, "ksize", nhwc);
-    a["rounding_type"] = std::string("floor");
-    if (max) {
-        a["dilations"] = std::vector<int64_t>{1, 1};
-        a["index_element_type"] = ElementType::i64;
-        a["axis"] = int64_t{0};
-    } else {
-        a["exclude-pad"] = true;
-    }
+    tf_family::add_pool_attrs(a, max);
     OutPort x = nhwc ? transpose(c, "to_nchw", c.input(0), kToNchw) : c.input(0);
     OutPort y = c.op(max ? "MaxPool" : "AvgPool", "pool", {x}, a);
     c.set_output(0, nhwc ? transpose(c, "", y, kToNhwc) : y);

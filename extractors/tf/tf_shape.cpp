@@ -1,5 +1,6 @@
 // Identity / IdentityN / StopGradient, Reshape, Squeeze, ExpandDims, Transpose, ConcatV2, Pack,
 // Pad / PadV2 / MirrorPad, Mean / Sum / Max / Min / Prod, Softmax, Shape, Cast, resizes.
+#include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
 
 namespace mo {
@@ -10,12 +11,6 @@ void identity_n(ExtractContext& c) {
     for (size_t j = 0; j < c.output_count() && j < c.input_count(); ++j) c.set_output(j, c.input(j));
 }
 
-void squeeze(ExtractContext& c) {
-    std::vector<int64_t> axes = c.ints("squeeze_dims");
-    if (axes.empty()) c.set_output(0, c.op("Squeeze", "", {c.input(0)}));
-    else c.set_output(0, c.op("Squeeze", "", {c.input(0), c.i64s("axes", axes)}));
-}
-
 // ConcatV2(values..., axis)
 void concat_v2(ExtractContext& c) {
     std::vector<OutPort> inputs;
@@ -23,25 +18,6 @@ void concat_v2(ExtractContext& c) {
     const auto axis = c.input_ints(c.input_count() - 1);
     if (axis.size() != 1) c.fail("the axis must be a scalar");
     c.set_output(0, c.op("Concat", "", inputs, {{"axis", axis[0]}}));
-}
-
-// Pack(values...; axis): Unsqueeze each at axis, then Concat.
-void pack(ExtractContext& c) {
-    const int64_t axis = c.i("axis", 0);
-    std::vector<OutPort> parts;
-    for (size_t i = 0; i < c.input_count(); ++i)
-        parts.push_back(c.op("Unsqueeze", "unsqueeze" + std::to_string(i), {c.input(i), c.i64s("axis" + std::to_string(i), {axis})}));
-    c.set_output(0, c.op("Concat", "", parts, {{"axis", axis}}));
-}
-
-void pad(ExtractContext& c, const std::string& mode) {
-    std::vector<int64_t> p = c.input_ints(1);
-    if (p.size() % 2) c.fail("paddings must have shape [rank, 2]");
-    std::vector<int64_t> begin, end;
-    for (size_t i = 0; i < p.size(); i += 2) begin.push_back(p[i]), end.push_back(p[i + 1]);
-    std::vector<OutPort> in{c.input(0), c.i64s("pads_begin", begin), c.i64s("pads_end", end)};
-    if (mode == "constant" && c.has_input(2)) in.push_back(c.input(2));
-    c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
 }
 
 void reduction(ExtractContext& c, const char* type) {
@@ -65,15 +41,7 @@ void cast(ExtractContext& c) {
 }
 
 void resize(ExtractContext& c, bool bilinear) {
-    const bool align = c.i("align_corners", 0) != 0, half = c.i("half_pixel_centers", 0) != 0;
-    std::string coord = align ? "align_corners" : half ? (bilinear ? "half_pixel" : "tf_half_pixel_for_nn") : "asymmetric";
-    c.set_output(0, c.op("Interpolate", "", {c.input(0), c.input(1), c.i64s("axes", {1, 2})},
-                         {{"mode", std::string(bilinear ? "linear_onnx" : "nearest")},
-                          {"shape_calculation_mode", std::string("sizes")},
-                          {"coordinate_transformation_mode", coord},
-                          {"nearest_mode", std::string(align ? "round_prefer_ceil" : "floor")},
-                          {"cube_coeff", -0.75},
-                          {"antialias", false}}));
+    tf_family::resize(c, bilinear, c.i("align_corners", 0) != 0, c.i("half_pixel_centers", 0) != 0);
 }
 
 }  // namespace
@@ -86,17 +54,17 @@ void register_tf_shape(ExtractorRegistry& r) {
     r.add({"tf", "", "Reshape", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("Reshape", "", {c.input(0), c.input(1)}, {{"special_zero", false}}));
            }});
-    r.add({"tf", "", "Squeeze", 1, INT64_MAX, squeeze});
+    r.add({"tf", "", "Squeeze", 1, INT64_MAX, [](ExtractContext& c) { tf_family::squeeze(c, c.ints("squeeze_dims")); }});
     r.add({"tf", "", "ExpandDims", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Unsqueeze", "", {c.input(0), c.input(1)})); }});
     r.add({"tf", "", "Transpose", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Transpose", "", {c.input(0), c.input(1)})); }});
     r.add({"tf", "", "ConcatV2", 1, INT64_MAX, concat_v2});
-    r.add({"tf", "", "Pack", 1, INT64_MAX, pack});
-    r.add({"tf", "", "Pad", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
-    r.add({"tf", "", "PadV2", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
+    r.add({"tf", "", "Pack", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
+    r.add({"tf", "", "Pad", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
+    r.add({"tf", "", "PadV2", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
     r.add({"tf", "", "MirrorPad", 1, INT64_MAX,
-           [](ExtractContext& c) { pad(c, c.s("mode", "REFLECT") == "REFLECT" ? "reflect" : "symmetric"); }});
+           [](ExtractContext& c) { tf_family::pad(c, c.s("mode", "REFLECT") == "REFLECT" ? "reflect" : "symmetric"); }});
     r.add({"tf", "", "Mean", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
     r.add({"tf", "", "Sum", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
     r.add({"tf", "", "Max", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});

@@ -1,38 +1,20 @@
 // StridedSlice, Slice, Split, SplitV, Unpack, GatherV2, Tile, Fill, ArgMax / ArgMin, TopKV2,
 // DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2.
+#include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
 
 namespace mo {
 
 namespace {
 
-std::vector<int64_t> bits(int64_t mask, size_t n) {
-    std::vector<int64_t> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = (mask >> i) & 1;
-    return v;
-}
-
 void strided_slice(ExtractContext& c) {
     const size_t n = c.input_ints(1).size();
     c.set_output(0, c.op("StridedSlice", "", {c.input(0), c.input(1), c.input(2), c.input(3)},
-                         {{"begin_mask", bits(c.i("begin_mask", 0), n)},
-                          {"end_mask", bits(c.i("end_mask", 0), n)},
-                          {"new_axis_mask", bits(c.i("new_axis_mask", 0), n)},
-                          {"shrink_axis_mask", bits(c.i("shrink_axis_mask", 0), n)},
-                          {"ellipsis_mask", bits(c.i("ellipsis_mask", 0), n)}}));
-}
-
-// Slice(x, begin, size): size -1 runs to the end.
-void slice(ExtractContext& c) {
-    const auto begin = c.input_ints(1), size = c.input_ints(2);
-    if (begin.size() != size.size()) c.fail("begin and size differ in length");
-    std::vector<int64_t> stop(begin.size()), axes(begin.size());
-    for (size_t i = 0; i < begin.size(); ++i) {
-        stop[i] = size[i] < 0 ? INT64_MAX : begin[i] + size[i];
-        axes[i] = static_cast<int64_t>(i);
-    }
-    c.set_output(0, c.op("Slice", "", {c.input(0), c.i64s("start", begin), c.i64s("stop", stop),
-                                       c.i64s("step", std::vector<int64_t>(begin.size(), 1)), c.i64s("axes", axes)}));
+                         {{"begin_mask", tf_family::bit_mask(c.i("begin_mask", 0), n)},
+                          {"end_mask", tf_family::bit_mask(c.i("end_mask", 0), n)},
+                          {"new_axis_mask", tf_family::bit_mask(c.i("new_axis_mask", 0), n)},
+                          {"shrink_axis_mask", tf_family::bit_mask(c.i("shrink_axis_mask", 0), n)},
+                          {"ellipsis_mask", tf_family::bit_mask(c.i("ellipsis_mask", 0), n)}}));
 }
 
 void outputs_of(ExtractContext& c, Node n) {
@@ -40,15 +22,9 @@ void outputs_of(ExtractContext& c, Node n) {
     for (size_t j = 0; j < c.output_count(); ++j) c.set_output(j, n.out(j));
 }
 
+// output_type DT_INT32 (3) or DT_INT64.
 void arg_extreme(ExtractContext& c, const char* mode) {
-    const auto axis = c.input_ints(1);
-    if (axis.size() != 1) c.fail("the dimension must hold one value");
-    Node topk = c.add("TopK", "topk", {c.input(0), c.i64("k", 1)},
-                      {{"axis", axis[0]}, {"mode", std::string(mode)}, {"sort", std::string("value")}, {"stable", true},
-                       {"index_element_type", ElementType::i64}});
-    OutPort y = c.op("Squeeze", "squeeze", {topk.out(1), c.i64s("squeeze/axes", {axis[0]})});
-    const ElementType out = c.i("output_type", 9) == 3 ? ElementType::i32 : ElementType::i64;  // DT_INT32 / DT_INT64
-    c.set_output(0, c.op("Convert", "", {y}, {{"destination_type", out}}));
+    tf_family::arg_extreme(c, mode, c.i("output_type", 9) == 3 ? ElementType::i32 : ElementType::i64);
 }
 
 void depth_space(ExtractContext& c, const char* type) {
@@ -83,7 +59,7 @@ void select(ExtractContext& c, bool v1) {
 
 void register_tf_slice_gather(ExtractorRegistry& r) {
     r.add({"tf", "", "StridedSlice", 1, INT64_MAX, strided_slice});
-    r.add({"tf", "", "Slice", 1, INT64_MAX, slice});
+    r.add({"tf", "", "Slice", 1, INT64_MAX, tf_family::slice_begin_size});
     r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
                outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", c.i("num_split")}}));
            }});

@@ -1,5 +1,6 @@
 // CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between Transposes) and
 // FULLY_CONNECTED.
+#include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
 namespace mo {
@@ -67,14 +68,7 @@ void depthwise_conv_2d(ExtractContext& c) {
 void pool_2d(ExtractContext& c, bool max) {
     AttrMap a = window_attrs(c, false);
     a["kernel"] = std::vector<int64_t>{c.i("filter_height"), c.i("filter_width")};
-    a["rounding_type"] = std::string("floor");
-    if (max) {
-        a["dilations"] = std::vector<int64_t>{1, 1};
-        a["index_element_type"] = ElementType::i64;
-        a["axis"] = int64_t{0};
-    } else {
-        a["exclude-pad"] = true;  // TensorFlow averages over the input pixels of a window only
-    }
+    tf_family::add_pool_attrs(a, max);
     OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
     OutPort y = c.op(max ? "MaxPool" : "AvgPool", "pool", {x}, a);
     y = tflite_activation(c, y, "activation");

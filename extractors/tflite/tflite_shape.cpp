@@ -1,5 +1,6 @@
 // RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, CONCATENATION, PAD / PADV2 / MIRROR_PAD, the
 // reductions, SOFTMAX, the resizes and DEQUANTIZE (float16 weights), all in the source layout.
+#include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
 namespace mo {
@@ -12,28 +13,11 @@ void reshape(ExtractContext& c) {
     c.set_output(0, c.op("Reshape", "", {c.input(0), shape}, {{"special_zero", false}}));
 }
 
-void squeeze(ExtractContext& c) {
-    std::vector<int64_t> axes = c.ints("squeeze_dims");
-    if (axes.empty()) c.set_output(0, c.op("Squeeze", "", {c.input(0)}));
-    else c.set_output(0, c.op("Squeeze", "", {c.input(0), c.i64s("axes", axes)}));
-}
-
 void concatenation(ExtractContext& c) {
     std::vector<OutPort> inputs;
     for (size_t i = 0; i < c.input_count(); ++i) inputs.push_back(c.input(i));
     OutPort y = c.op("Concat", "concat", inputs, {{"axis", c.i("axis", 0)}});
     c.set_output(0, tflite_activation(c, y, "activation"));
-}
-
-// paddings [rank, 2] -> Pad(x, begins, ends[, value])
-void pad(ExtractContext& c, const std::string& mode) {
-    std::vector<int64_t> p = c.input_ints(1);
-    if (p.size() % 2) c.fail("paddings must have shape [rank, 2]");
-    std::vector<int64_t> begin, end;
-    for (size_t i = 0; i < p.size(); i += 2) begin.push_back(p[i]), end.push_back(p[i + 1]);
-    std::vector<OutPort> in{c.input(0), c.i64s("pads_begin", begin), c.i64s("pads_end", end)};
-    if (mode == "constant" && c.has_input(2)) in.push_back(c.input(2));
-    c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
 }
 
 void reduction(ExtractContext& c, const char* type) {
@@ -48,21 +32,9 @@ void softmax(ExtractContext& c) {
     c.set_output(0, c.op("Softmax", "", {x}, {{"axis", int64_t{-1}}}));
 }
 
-// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR: Interpolate over axes 1, 2 of NHWC to the size
-// input ([new_height, new_width]), with TensorFlow's coordinate rules.
+// RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR: Interpolate over axes 1, 2 of NHWC to the size input.
 void resize(ExtractContext& c, bool bilinear) {
-    const bool align = c.i("align_corners", 0) != 0, half = c.i("half_pixel_centers", 0) != 0;
-    if (align && half) c.fail("align_corners and half_pixel_centers are both set");
-    std::string coord = align ? "align_corners" : half ? (bilinear ? "half_pixel" : "tf_half_pixel_for_nn") : "asymmetric";
-    // Nearest: floor((out [+ 0.5]) * scale), or with align_corners round half away from zero.
-    std::string nearest = align ? "round_prefer_ceil" : "floor";
-    c.set_output(0, c.op("Interpolate", "", {c.input(0), c.input(1), c.i64s("axes", {1, 2})},
-                         {{"mode", std::string(bilinear ? "linear_onnx" : "nearest")},
-                          {"shape_calculation_mode", std::string("sizes")},
-                          {"coordinate_transformation_mode", coord},
-                          {"nearest_mode", nearest},
-                          {"cube_coeff", -0.75},
-                          {"antialias", false}}));
+    tf_family::resize(c, bilinear, c.i("align_corners", 0) != 0, c.i("half_pixel_centers", 0) != 0);
 }
 
 void dequantize(ExtractContext& c) {
@@ -76,16 +48,16 @@ void dequantize(ExtractContext& c) {
 
 void register_tflite_shape(ExtractorRegistry& r) {
     r.add({"tflite", "", "RESHAPE", 1, INT64_MAX, reshape});
-    r.add({"tflite", "", "SQUEEZE", 1, INT64_MAX, squeeze});
+    r.add({"tflite", "", "SQUEEZE", 1, INT64_MAX, [](ExtractContext& c) { tf_family::squeeze(c, c.ints("squeeze_dims")); }});
     r.add({"tflite", "", "EXPAND_DIMS", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Unsqueeze", "", {c.input(0), c.input(1)})); }});
     r.add({"tflite", "", "TRANSPOSE", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Transpose", "", {c.input(0), c.input(1)})); }});
     r.add({"tflite", "", "CONCATENATION", 1, INT64_MAX, concatenation});
-    r.add({"tflite", "", "PAD", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
-    r.add({"tflite", "", "PADV2", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
+    r.add({"tflite", "", "PAD", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
+    r.add({"tflite", "", "PADV2", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
     r.add({"tflite", "", "MIRROR_PAD", 1, INT64_MAX,
-           [](ExtractContext& c) { pad(c, c.i("mode", 0) == 0 ? "reflect" : "symmetric"); }});
+           [](ExtractContext& c) { tf_family::pad(c, c.i("mode", 0) == 0 ? "reflect" : "symmetric"); }});
     r.add({"tflite", "", "MEAN", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
     r.add({"tflite", "", "SUM", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
     r.add({"tflite", "", "REDUCE_MAX", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});

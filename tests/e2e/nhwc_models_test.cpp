@@ -26,6 +26,8 @@ struct NhwcModel {
     int transposes;       // in the IR, with the layout change
 };
 
+void PrintTo(const NhwcModel& m, std::ostream* os) { *os << m.dir; }
+
 class NhwcSharedModel : public ::testing::TestWithParam<NhwcModel> {};
 
 TEST_P(NhwcSharedModel, MatchesItsRuntimeWithFewTransposes) {

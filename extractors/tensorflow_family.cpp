@@ -1,0 +1,79 @@
+#include "extractors/tensorflow_family.hpp"
+
+namespace mo::tf_family {
+
+std::vector<int64_t> bit_mask(int64_t mask, size_t axes) {
+    std::vector<int64_t> v(axes);
+    for (size_t i = 0; i < axes; ++i) v[i] = (mask >> i) & 1;
+    return v;
+}
+
+void pad(ExtractContext& c, const std::string& mode) {
+    std::vector<int64_t> p = c.input_ints(1);
+    if (p.size() % 2) c.fail("paddings must have shape [rank, 2]");
+    std::vector<int64_t> begin, end;
+    for (size_t i = 0; i < p.size(); i += 2) begin.push_back(p[i]), end.push_back(p[i + 1]);
+    std::vector<OutPort> in{c.input(0), c.i64s("pads_begin", begin), c.i64s("pads_end", end)};
+    if (mode == "constant" && c.has_input(2)) in.push_back(c.input(2));
+    c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
+}
+
+void slice_begin_size(ExtractContext& c) {
+    const auto begin = c.input_ints(1), size = c.input_ints(2);
+    if (begin.size() != size.size()) c.fail("begin and size differ in length");
+    std::vector<int64_t> stop(begin.size()), axes(begin.size());
+    for (size_t i = 0; i < begin.size(); ++i) {
+        stop[i] = size[i] < 0 ? INT64_MAX : begin[i] + size[i];
+        axes[i] = static_cast<int64_t>(i);
+    }
+    c.set_output(0, c.op("Slice", "", {c.input(0), c.i64s("start", begin), c.i64s("stop", stop),
+                                       c.i64s("step", std::vector<int64_t>(begin.size(), 1)), c.i64s("axes", axes)}));
+}
+
+void pack(ExtractContext& c, int64_t axis) {
+    std::vector<OutPort> parts;
+    for (size_t i = 0; i < c.input_count(); ++i)
+        parts.push_back(c.op("Unsqueeze", "unsqueeze" + std::to_string(i), {c.input(i), c.i64s("axis" + std::to_string(i), {axis})}));
+    c.set_output(0, c.op("Concat", "", parts, {{"axis", axis}}));
+}
+
+void squeeze(ExtractContext& c, const std::vector<int64_t>& axes) {
+    if (axes.empty()) c.set_output(0, c.op("Squeeze", "", {c.input(0)}));
+    else c.set_output(0, c.op("Squeeze", "", {c.input(0), c.i64s("axes", axes)}));
+}
+
+void arg_extreme(ExtractContext& c, const char* mode, ElementType out) {
+    const auto axis = c.input_ints(1);
+    if (axis.size() != 1) c.fail("the axis must hold one value");
+    Node topk = c.add("TopK", "topk", {c.input(0), c.i64("k", 1)},
+                      {{"axis", axis[0]}, {"mode", std::string(mode)}, {"sort", std::string("value")}, {"stable", true},
+                       {"index_element_type", ElementType::i64}});
+    OutPort y = c.op("Squeeze", "squeeze", {topk.out(1), c.i64s("squeeze/axes", {axis[0]})});
+    c.set_output(0, c.op("Convert", "", {y}, {{"destination_type", out}}));
+}
+
+void resize(ExtractContext& c, bool bilinear, bool align, bool half) {
+    if (align && half) c.fail("align_corners and half_pixel_centers are both set");
+    std::string coord = align ? "align_corners" : half ? (bilinear ? "half_pixel" : "tf_half_pixel_for_nn") : "asymmetric";
+    // Nearest: floor((out [+ 0.5]) * scale), or with align_corners round half away from zero.
+    c.set_output(0, c.op("Interpolate", "", {c.input(0), c.input(1), c.i64s("axes", {1, 2})},
+                         {{"mode", std::string(bilinear ? "linear_onnx" : "nearest")},
+                          {"shape_calculation_mode", std::string("sizes")},
+                          {"coordinate_transformation_mode", coord},
+                          {"nearest_mode", std::string(align ? "round_prefer_ceil" : "floor")},
+                          {"cube_coeff", -0.75},
+                          {"antialias", false}}));
+}
+
+void add_pool_attrs(AttrMap& a, bool max) {
+    a["rounding_type"] = std::string("floor");
+    if (max) {
+        a["dilations"] = std::vector<int64_t>{1, 1};
+        a["index_element_type"] = ElementType::i64;
+        a["axis"] = int64_t{0};
+    } else {
+        a["exclude-pad"] = true;  // TensorFlow averages over the input pixels of a window only
+    }
+}
+
+}  // namespace mo::tf_family

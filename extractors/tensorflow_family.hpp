@@ -1,0 +1,38 @@
+// Extractor pieces shared by the TensorFlow-family frontends (TFLite, TensorFlow GraphDef and
+// TF.js), whose ops have the same semantics under different attribute spellings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extractors/extract_context.hpp"
+
+namespace mo::tf_family {
+
+// A TensorFlow bit mask (begin_mask, shrink_axis_mask, ...) as OpenVINO's per-axis 0 / 1 list.
+std::vector<int64_t> bit_mask(int64_t mask, size_t axes);
+
+// Pad(x = input 0, paddings = input 1 [rank, 2] constant [, value = input 2]) in `mode`
+// (constant, reflect, symmetric).
+void pad(ExtractContext& c, const std::string& mode);
+
+// Slice(x = input 0, begin = input 1, size = input 2), size -1 meaning to the end.
+void slice_begin_size(ExtractContext& c);
+
+// Every input unsqueezed at `axis`, then concatenated there.
+void pack(ExtractContext& c, int64_t axis);
+
+// Squeeze of input 0 at `axes` (all size-1 axes when empty).
+void squeeze(ExtractContext& c, const std::vector<int64_t>& axes);
+
+// ArgMax / ArgMin of input 0 along the constant axis input 1: TopK(k = 1, stable) indices,
+// squeezed, converted to `out` (the first of equal values wins, as in TensorFlow).
+void arg_extreme(ExtractContext& c, const char* mode, ElementType out);
+
+// ResizeBilinear / ResizeNearestNeighbor of NHWC input 0 to the size input 1 ([h, w]).
+void resize(ExtractContext& c, bool bilinear, bool align_corners, bool half_pixel_centers);
+
+// The attributes MaxPool-8 / AvgPool-1 need besides the window (TensorFlow averages exclude padding).
+void add_pool_attrs(AttrMap& a, bool max);
+
+}  // namespace mo::tf_family

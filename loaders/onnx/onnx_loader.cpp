@@ -16,7 +16,7 @@
 #include "loaders/input_overrides.hpp"
 #include "loaders/onnx/onnx_attributes.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
-#include "loaders/onnx/wire_scanner.hpp"
+#include "loaders/protobuf_wire.hpp"
 
 namespace mo {
 
@@ -34,7 +34,7 @@ bool is_text_format(const std::string& path) {
 struct ParsedModel {
     std::shared_ptr<onnx::ModelProto> model;
     std::shared_ptr<const MappedFile> file;
-    std::vector<std::optional<onnx_wire::ByteRange>> initializer_raw;
+    std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;
 };
 
 ParsedModel parse_model(const std::string& path) {
@@ -48,11 +48,12 @@ ParsedModel parse_model(const std::string& path) {
             throw Error("cannot parse the ONNX text-format model", path, hint);
         return p;
     }
-    auto stripped = onnx_wire::strip_initializer_data(p.file->data(), p.file->size(), path);
+    // ModelProto.graph(7).initializer(5).raw_data(9), one item per initializer.
+    auto stripped = protobuf_wire::lift_bytes_fields(p.file->data(), p.file->size(), {7, 5, 9}, 1, path, "ONNX");
     if (stripped.bytes.size() > static_cast<size_t>(INT32_MAX))
         throw Error("the ONNX model's structure exceeds 2 GB", path, "store large weights as external data");
     if (!p.model->ParseFromString(stripped.bytes)) throw Error("cannot parse the ONNX model", path, hint);
-    p.initializer_raw = std::move(stripped.initializer_raw);
+    p.initializer_raw = std::move(stripped.items);
     if (p.initializer_raw.size() != static_cast<size_t>(p.model->graph().initializer_size()))
         throw Error("initializer count mismatch after parsing", path, hint);
     return p;

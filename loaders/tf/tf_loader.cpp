@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/mapped_file.hpp"
 #include "loaders/input_overrides.hpp"
+#include "loaders/protobuf_wire.hpp"
 #include "loaders/tf/tf_attributes.hpp"
 #include "loaders/tf/tf_graph.pb.h"
 #include "loaders/tf/tf_tensor.hpp"
@@ -29,21 +30,30 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A parsed model: the GraphDef, TF.js weights and signature outputs.
+// A parsed model: the GraphDef, where its tensor_content bytes lie in the mapped file, TF.js
+// weights and signature outputs.
 struct TfModel {
     std::shared_ptr<mo_tf::GraphDef> graph = std::make_shared<mo_tf::GraphDef>();
+    std::shared_ptr<const MappedFile> file;
+    std::vector<std::optional<protobuf_wire::ByteRange>> content;  // per node (binary GraphDef only)
     std::map<std::string, Tensor> weights;  // TF.js only
     std::vector<std::string> outputs;       // TF.js signature outputs ("Identity:0")
 };
 
+// Constants' tensor_content stays in the mapped file: the bytes at
+// GraphDef.node(1).attr(5).value(2).tensor(8).tensor_content(4) are lifted out before parsing.
 TfModel parse_binary(const std::string& path) {
     TfModel m;
-    auto file = MappedFile::open(path);
-    if (file->size() > static_cast<size_t>(INT32_MAX))
-        throw Error("GraphDef files over 2 GB are not supported", path, "split the weights out of the graph");
-    if (!m.graph->ParseFromArray(file->data(), static_cast<int>(file->size())))
+    m.file = MappedFile::open(path);
+    auto lifted = protobuf_wire::lift_bytes_fields(m.file->data(), m.file->size(), {1, 5, 2, 8, 4}, 0, path, "GraphDef");
+    if (lifted.bytes.size() > static_cast<size_t>(INT32_MAX))
+        throw Error("the GraphDef's structure exceeds 2 GB", path, "split the graph");
+    if (!m.graph->ParseFromString(lifted.bytes))
         throw Error("not a valid binary GraphDef (protobuf parsing failed)", path,
                     "pass a frozen .pb, a .pbtxt, or a TF.js model.json; re-export a truncated file");
+    if (lifted.items.size() != static_cast<size_t>(m.graph->node_size()))
+        throw Error("node count mismatch after parsing", path, "the file is corrupt; re-export it");
+    m.content = std::move(lifted.items);
     return m;
 }
 
@@ -103,6 +113,7 @@ public:
         graph_->source_framework = "tf";
         graph_->source_layout = "NHWC";
         graph_->keep_alive.push_back(model_.graph);
+        if (model_.file) graph_->keep_alive.push_back(model_.file);
         index_nodes();
         check_acyclic();
         add_parameters();
@@ -194,12 +205,25 @@ private:
         }
     }
 
-    Node add_constant(const mo_tf::NodeDef& n) {
+    Node add_constant(const mo_tf::NodeDef& n, size_t index) {
         Tensor value;
-        if (auto w = model_.weights.find(n.name()); w != model_.weights.end()) {
+        auto attr = n.attr().find("value");
+        const auto& content = index < model_.content.size() ? model_.content[index] : std::nullopt;
+        if (content && attr != n.attr().end() && attr->second.has_tensor()) {
+            // The weights stay a view of the mapped file.
+            const auto& t = attr->second.tensor();
+            const ElementType type = tf_element_type(t.dtype(), where(n));
+            const PartialShape shape = tf_shape(t.tensor_shape());
+            if (!shape.is_static()) throw Error("a constant tensor has an unknown shape", where(n), "the model is corrupt");
+            const Shape s = shape.to_shape();
+            if (byte_size(type, static_cast<size_t>(shape_size(s))) != content->size)
+                throw Error("tensor_content holds " + std::to_string(content->size) + " bytes, the shape needs " +
+                                std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
+                            where(n), "the model is corrupt; re-export it");
+            value = Tensor(type, s, std::make_shared<ViewBuffer>(model_.file, model_.file->data() + content->offset, content->size));
+        } else if (auto w = model_.weights.find(n.name()); w != model_.weights.end()) {
             value = w->second;
         } else {
-            auto attr = n.attr().find("value");
             if (attr == n.attr().end() || !attr->second.has_tensor())
                 throw Error("the constant has no value (and no TF.js weight of its name)", where(n),
                             "freeze the graph so that variables become constants");
@@ -210,11 +234,12 @@ private:
     }
 
     void add_nodes() {
-        for (const auto& n : model_.graph->node()) {
+        for (int i = 0; i < model_.graph->node_size(); ++i) {
+            const auto& n = model_.graph->node(i);
             if (nodes_.count(n.name())) continue;  // a Parameter
             Node node;
             if (n.op() == "Const") {
-                node = add_constant(n);
+                node = add_constant(n, static_cast<size_t>(i));
             } else {
                 node = graph_->add_node("FrameworkNode", n.name());
                 auto& fw = node.framework();

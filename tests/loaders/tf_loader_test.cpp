@@ -99,6 +99,24 @@ std::vector<double> run(const std::string& path, size_t output, int* transposes 
     return evaluate(*ir, {Tensor::from_vector<float>({1, -3, 2, 4}, {1, 2, 2, 1})}).at(output).to_f64();
 }
 
+TEST(TfLoader, ConstantsWithTensorContentStayViewsOfTheFile) {
+    mo_tf::GraphDef g = small_graph();
+    for (auto& n : *g.mutable_node())
+        if (n.name() == "w") {
+            auto* t = (*n.mutable_attr())["value"].mutable_tensor();
+            t->clear_float_val();
+            const float two = 2.f;
+            t->set_tensor_content(std::string(reinterpret_cast<const char*>(&two), 4));
+        }
+    const std::string path = save(g, "content.pb");
+    auto graph = load_tf(path, ConversionOptions{}, test::builtin_ops());
+    const Tensor* w = graph->find_by_name("w").out(0).value();
+    ASSERT_NE(w, nullptr);
+    EXPECT_TRUE(w->buffer()->is_file_view());
+    EXPECT_EQ(w->to_f64(), std::vector<double>{2});
+    EXPECT_EQ(run(path, 0), std::vector<double>{4.25});
+}
+
 TEST(TfLoader, FrozenGraphComputesWhatTensorFlowDoes) {
     // conv: 2x + 1 = [3, -5, 5, 9]; relu: [3, 0, 5, 9]; mean 4.25, max 9.
     const std::string path = save(small_graph(), "small.pb");
@@ -193,7 +211,12 @@ TEST(TfLoader, BrokenGraphsAreClearErrors) {
     test::expect_error([&] { run(save(cycle, "cycle.pb"), 0); }, {"cycle through node 'a'"});
     const std::string garbage = (scratch() / "garbage.pb").string();
     std::ofstream(garbage) << "\xff\xff\xff this is not protobuf";
-    test::expect_error([&] { run(garbage, 0); }, {"not a valid binary GraphDef", "garbage.pb"});
+    test::expect_error([&] { run(garbage, 0); }, {"the GraphDef file is truncated or corrupt", "garbage.pb"});
+    // Cut short inside a constant's tensor_content.
+    const std::string whole = small_graph().SerializeAsString();
+    const std::string cut = (scratch() / "cut.pb").string();
+    std::ofstream(cut, std::ios::binary) << whole.substr(0, whole.size() * 2 / 3);
+    test::expect_error([&] { run(cut, 0); }, {"cut.pb"});
 }
 
 }  // namespace

@@ -1,24 +1,19 @@
-#include "loaders/onnx/wire_scanner.hpp"
+#include "loaders/protobuf_wire.hpp"
 
 #include <cstdint>
 
 #include "core/error.hpp"
 
-namespace mo::onnx_wire {
+namespace mo::protobuf_wire {
 
 namespace {
-
-// Field numbers in onnx.proto.
-constexpr uint32_t kModelGraph = 7;
-constexpr uint32_t kGraphInitializer = 5;
-constexpr uint32_t kTensorRawData = 9;
 
 enum WireType : uint32_t { Varint = 0, Fixed64 = 1, LengthDelimited = 2, Fixed32 = 5 };
 
 class Reader {
 public:
-    Reader(const std::byte* base, size_t begin, size_t end, const std::string& file)
-        : base_(base), pos_(begin), end_(end), file_(file) {}
+    Reader(const std::byte* base, size_t begin, size_t end, const std::string& file, const std::string& format)
+        : base_(base), pos_(begin), end_(end), file_(file), format_(format) {}
     bool done() const { return pos_ >= end_; }
     size_t pos() const { return pos_; }
 
@@ -37,7 +32,7 @@ public:
         pos_ += n;
     }
     [[noreturn]] void corrupt(const std::string& what) const {
-        throw Error("the ONNX file is truncated or corrupt: " + what + " (byte " + std::to_string(pos_) + ")",
+        throw Error("the " + format_ + " file is truncated or corrupt: " + what + " (byte " + std::to_string(pos_) + ")",
                     file_, "re-export the model; check that the file was copied completely");
     }
 
@@ -45,6 +40,7 @@ private:
     const std::byte* base_;
     size_t pos_, end_;
     const std::string& file_;
+    const std::string& format_;
 };
 
 void put_varint(std::string& out, uint64_t v) {
@@ -55,19 +51,18 @@ void put_varint(std::string& out, uint64_t v) {
     out.push_back(static_cast<char>(v));
 }
 
-// Which nested messages to rewrite: model -> graph -> initializer (tensor).
-enum class Level { Model, Graph, Tensor };
-
-struct Stripper {
+struct Lifter {
     const std::byte* base;
     const std::string& file;
-    std::vector<std::optional<ByteRange>>& raw;
+    const std::string& format;
+    const std::vector<uint32_t>& path;
+    size_t item_depth;
+    std::vector<std::optional<ByteRange>>& items;
 
-    // Copies the fields of the message in [begin, end) to `out`, rewriting the nested
-    // messages on the path to raw_data. For a tensor, the last raw_data seen wins
-    // (protobuf semantics for a repeated scalar field).
-    void copy(size_t begin, size_t end, Level level, std::string& out) {
-        Reader r(base, begin, end, file);
+    // Copies the fields of the message at `depth` on the path in [begin, end) to `out`,
+    // rewriting the nested messages on the path and dropping the bytes field at its end.
+    void copy(size_t begin, size_t end, size_t depth, std::string& out) {
+        Reader r(base, begin, end, file, format);
         while (!r.done()) {
             size_t field_start = r.pos();
             uint64_t tag = r.varint();
@@ -82,44 +77,35 @@ struct Stripper {
                     uint64_t len = r.varint();
                     size_t body = r.pos();
                     r.skip(len);
-                    if (level == Level::Model && field == kModelGraph) {
-                        rewrite(tag, body, r.pos(), Level::Graph, out);
-                        continue;
-                    }
-                    if (level == Level::Graph && field == kGraphInitializer) {
-                        raw.emplace_back();
-                        rewrite(tag, body, r.pos(), Level::Tensor, out);
-                        continue;
-                    }
-                    if (level == Level::Tensor && field == kTensorRawData) {
-                        raw.back() = ByteRange{body, static_cast<size_t>(len)};
+                    if (field != path[depth]) break;
+                    if (depth + 1 == path.size()) {
+                        if (!items.empty()) items.back() = ByteRange{body, static_cast<size_t>(len)};
                         continue;  // dropped from the copy
                     }
-                    break;
+                    if (depth == item_depth) items.emplace_back();
+                    std::string inner;
+                    copy(body, r.pos(), depth + 1, inner);
+                    put_varint(out, tag);
+                    put_varint(out, inner.size());
+                    out += inner;
+                    continue;
                 }
                 default: r.corrupt("unsupported wire type " + std::to_string(wire));
             }
             out.append(reinterpret_cast<const char*>(base + field_start), r.pos() - field_start);
         }
     }
-
-    void rewrite(uint64_t tag, size_t begin, size_t end, Level level, std::string& out) {
-        std::string inner;
-        copy(begin, end, level, inner);
-        put_varint(out, tag);
-        put_varint(out, inner.size());
-        out += inner;
-    }
 };
 
 }  // namespace
 
-StrippedModel strip_initializer_data(const std::byte* data, size_t size, const std::string& file) {
-    StrippedModel m;
+LiftedMessage lift_bytes_fields(const std::byte* data, size_t size, const std::vector<uint32_t>& path,
+                                size_t item_depth, const std::string& file, const std::string& format) {
+    LiftedMessage m;
     m.bytes.reserve(size < (size_t{1} << 20) ? size : (size_t{1} << 20));
-    Stripper s{data, file, m.initializer_raw};
-    s.copy(0, size, Level::Model, m.bytes);
+    Lifter l{data, file, format, path, item_depth, m.items};
+    l.copy(0, size, 0, m.bytes);
     return m;
 }
 
-}  // namespace mo::onnx_wire
+}  // namespace mo::protobuf_wire

@@ -1,4 +1,4 @@
-// StridedSlice, Slice, Split, SplitV, Unpack, GatherV2, Tile, Fill, ArgMax / ArgMin, TopKV2,
+// StridedSlice, Slice, Split, SplitV, Unpack, GatherV2, GatherNd, Tile, Fill, ArgMax / ArgMin, TopKV2,
 // DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
@@ -76,6 +76,9 @@ void register_tf_slice_gather(ExtractorRegistry& r) {
            }});
     r.add({"tf", "", "GatherV2", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.input(2)}, {{"batch_dims", c.i("batch_dims", 0)}}));
+           }});
+    r.add({"tf", "", "GatherNd", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, c.op("GatherND", "", {c.input(0), c.input(1)}, {{"batch_dims", int64_t{0}}}));
            }});
     r.add({"tf", "", "Tile", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Tile", "", {c.input(0), c.input(1)})); }});

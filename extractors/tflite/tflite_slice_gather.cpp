@@ -1,5 +1,5 @@
-// SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, GATHER, PACK, UNPACK, TILE, BATCH_MATMUL, ARG_MAX,
-// ARG_MIN, LOG_SOFTMAX, DEPTH_TO_SPACE, SPACE_TO_DEPTH (NHWC, between Transposes).
+// SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, GATHER, GATHER_ND, PACK, UNPACK, TILE, BATCH_MATMUL,
+// ARG_MAX, ARG_MIN, LOG_SOFTMAX, CAST, DEPTH_TO_SPACE, SPACE_TO_DEPTH (NHWC, between Transposes).
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
@@ -78,6 +78,14 @@ void register_tflite_slice_gather(ExtractorRegistry& r) {
     r.add({"tflite", "", "ARG_MIN", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "min"); }});
     r.add({"tflite", "", "LOG_SOFTMAX", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("LogSoftmax", "", {c.input(0)}, {{"axis", int64_t{-1}}})); }});
+    r.add({"tflite", "", "GATHER_ND", 1, INT64_MAX,
+           [](ExtractContext& c) { c.set_output(0, c.op("GatherND", "", {c.input(0), c.input(1)}, {{"batch_dims", int64_t{0}}})); }});
+    r.add({"tflite", "", "CAST", 1, INT64_MAX, [](ExtractContext& c) {
+               // The output tensor's declared type (the options are optional).
+               const ElementType to = c.node().out(0).type();
+               if (to == ElementType::dynamic) c.unsupported("CAST to an unknown type");
+               c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", to}}));
+           }});
     r.add({"tflite", "", "DEPTH_TO_SPACE", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "DepthToSpace"); }});
     r.add({"tflite", "", "SPACE_TO_DEPTH", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "SpaceToDepth"); }});
 }

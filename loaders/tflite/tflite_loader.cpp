@@ -213,7 +213,15 @@ private:
                 if (producers_.count(t))
                     throw Error("tensor '" + tensor_name(tensor(t, where), t) + "' is produced twice",
                                 where + " ('" + name + "') in " + path_, "the model is corrupt; re-export it");
-                node.out(j).names() = {tensor_name(tensor(t, where), t)};
+                const tflite::Tensor& out = tensor(t, where);
+                node.out(j).names() = {tensor_name(out, t)};
+                // The declared type and shape, for extractors that need them (CAST); inference
+                // recomputes both once the node is extracted.
+                try {
+                    node.out(j).set_type_and_shape(element_type(out.type(), where), shape_of(out));
+                } catch (const Error&) {
+                    // a type mo does not read: reported if an extractor ever needs it
+                }
                 producers_[t] = node.out(j);
             }
             nodes.push_back(node);

@@ -46,7 +46,11 @@ TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
     m.op(BuiltinOperator::GATHER, {x, m.constant_i32("idx", {2}, {3, 0})}, {g}, [](auto& fb) {
         return Options{tflite::BuiltinOptions::GatherOptions, tflite::CreateGatherOptions(fb, 3).Union()};
     });
-    for (int t : {d2s, ss, am, s1, g}) m.output(t);
+    int gnd = m.tensor("gather_nd", {2, 4});
+    m.op(BuiltinOperator::GATHER_ND, {x, m.constant_i32("nd", {2, 3}, {0, 1, 1, 0, 0, 0})}, {gnd});
+    int cast = m.tensor("cast", {1, 2, 2, 4}, tflite::TensorType::INT32);
+    m.op(BuiltinOperator::CAST, {x}, {cast});
+    for (int t : {d2s, ss, am, s1, g, gnd, cast}) m.output(t);
     const std::string path = m.save("ops.tflite");
 
     test::ScratchDir out{"tflite_ops"};
@@ -60,7 +64,7 @@ TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
         for (int w = 0; w < 2; ++w)
             for (int c = 0; c < 4; ++c) input.push_back(xv(h, w, c));
     auto r = evaluate(*ir, {Tensor::from_vector<float>(input, {1, 2, 2, 4})});
-    ASSERT_EQ(r.size(), 5u);
+    ASSERT_EQ(r.size(), 7u);
 
     // DepthToSpace: out[h * 2 + i, w * 2 + j] = x[h, w, i * 2 + j].
     std::vector<double> want;
@@ -91,6 +95,16 @@ TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
         }
     EXPECT_EQ(r[3].to_f64(), half);
     EXPECT_EQ(r[4].to_f64(), gathered);
+    // gather_nd of x[0, 1, 1, :] and x[0, 0, 0, :]
+    want.clear();
+    for (int c = 0; c < 4; ++c) want.push_back(xv(1, 1, c));
+    for (int c = 0; c < 4; ++c) want.push_back(xv(0, 0, c));
+    EXPECT_EQ(r[5].to_f64(), want);
+    // cast to int32 truncates toward zero
+    EXPECT_EQ(r[6].type(), ElementType::i32);
+    std::vector<int64_t> truncated;
+    for (float v : input) truncated.push_back(static_cast<int64_t>(v));
+    EXPECT_EQ(r[6].to_i64(), truncated);
 }
 
 }  // namespace

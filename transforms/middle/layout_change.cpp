@@ -195,6 +195,20 @@ bool through_interpolate(Graph& g, const Node& op, size_t k, const OutPort& x, c
     return true;
 }
 
+// ShapeOf(Transpose(x, p)) = Gather(ShapeOf(x), p): the shape is read in the source order
+// without moving the data. The Transpose stays for its other consumers, if any.
+bool through_shape_of(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    if (k != 0) return false;
+    const std::string name = op.name() + "/source_order";
+    op.in(0).connect(x);
+    Node gather = g.add_op("Gather", name,
+                           {op.out(0), i64_constant(g, name + "/indices", p),
+                            g.add_constant(name + "/axis", Tensor::scalar<int64_t>(0)).out(0)},
+                           {{"batch_dims", int64_t{0}}});
+    move_consumers(op.out(0), gather.out(0), gather);
+    return true;
+}
+
 // The handler table: adding an op to the layout change is adding a row.
 const std::map<std::string, Handler, std::less<>>& handlers() {
     static const std::map<std::string, Handler, std::less<>> table = [] {
@@ -216,6 +230,7 @@ const std::map<std::string, Handler, std::less<>>& handlers() {
         t["LogSoftmax"] = through_softmax;
         t["Pad"] = through_pad;
         t["Interpolate"] = through_interpolate;
+        t["ShapeOf"] = through_shape_of;
         return t;
     }();
     return table;

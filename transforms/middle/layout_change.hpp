@@ -8,6 +8,8 @@
 //   axis-carrying Concat, Softmax (the axis attribute), Pad (the pads), Reduce* (the axes; the
 //                 Transpose behind a reduction without keep_dims is only what the order needs),
 //                 Interpolate (the axes)
+//   shape         ShapeOf reads the untransposed tensor; a Gather puts its dims back in the
+//                 source order, so shape-computing sub-graphs stay right
 // and merges consecutive Transposes (NCHW->NHWC then NHWC->NCHW cancel) and Transposes of one
 // tensor by one order (two convolutions reading the same input). An op without a row
 // (Reshape to another rank, Squeeze, Gather, ...) and the model's outputs stop the move: a

@@ -82,6 +82,21 @@ TEST(LayoutChange, AReductionKeepsOnlyTheTransposeItsOutputOrderNeeds) {
     EXPECT_EQ(last.in(1).value()->to_i64(), (std::vector<int64_t>{0, 2, 1}));
 }
 
+TEST(LayoutChange, ShapeOfReadsTheSourceOrderThroughAGather) {
+    // A Reshape to the NHWC shape of a tensor computed in NCHW: ShapeOf must still give N, H, W, C.
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {1, 3, 4, 5}, "x");  // NCHW
+    auto nhwc = transpose(t, x, kToNhwc, "t");
+    auto shape = t.op("ShapeOf", {nhwc}, {{"output_type", ElementType::i64}}, "shape");
+    t.output(shape, "out");
+    t.output(t.op("Relu", {nhwc}, {}, "relu"), "out2");
+    auto r = run(t, {{"x", test::ramp({1, 3, 4, 5}, -1.f, 1.f)}});
+    EXPECT_TRUE(r.changed);
+    EXPECT_EQ(r.max_abs_diff, 0);
+    EXPECT_TRUE(t->find_by_name("shape").in(0).src().node().is("Parameter"));
+    EXPECT_EQ(r.types["Gather"], 1);
+}
+
 TEST(LayoutChange, OpsWithoutARowAndUnknownOperandsStopTheMove) {
     TestGraph t;
     auto x = t.input(ElementType::f32, {1, 2, 2, 3}, "x");

@@ -65,6 +65,34 @@ void resize(ExtractContext& c, bool bilinear, bool align, bool half) {
                           {"antialias", false}}));
 }
 
+OutPort transposed_conv(ExtractContext& c, const OutPort& x, const OutPort& weights, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& output_shape, const std::vector<int64_t>& strides, bool same) {
+    const PartialShape& xs = x.shape();
+    if (output_shape.size() != 4) c.fail("the output shape must have 4 values (NHWC)");
+    if (!xs.rank_is_static() || xs.rank() != 4 || !xs[1].is_static() || !xs[2].is_static())
+        c.unsupported("a transposed convolution of an input without static spatial dims");
+    std::vector<int64_t> begin(2), end(2), extra(2);
+    for (size_t i = 0; i < 2; ++i) {
+        const int64_t in = xs[1 + i].get_length(), k = kernel[i], out = output_shape[1 + i];
+        const int64_t full = (in - 1) * strides[i] + k;  // the output before cropping
+        const int64_t pad = same ? std::max<int64_t>(full - out, 0) : 0;
+        begin[i] = pad / 2;
+        end[i] = pad - begin[i];
+        extra[i] = out - (full - pad);
+        if (extra[i] < 0 || extra[i] >= std::max<int64_t>(strides[i], 1))
+            c.fail("output size " + std::to_string(out) + " does not follow from input " + std::to_string(in) +
+                   ", kernel " + std::to_string(k) + " and stride " + std::to_string(strides[i]));
+    }
+    OutPort nchw = c.op("Transpose", "to_nchw", {x, c.i64s("to_nchw/order", {0, 3, 1, 2})});
+    return c.op("ConvolutionBackpropData", "conv", {nchw, weights},
+                {{"strides", strides},
+                 {"dilations", std::vector<int64_t>{1, 1}},
+                 {"pads_begin", begin},
+                 {"pads_end", end},
+                 {"output_padding", extra},
+                 {"auto_pad", std::string("explicit")}});
+}
+
 void add_pool_attrs(AttrMap& a, bool max) {
     a["rounding_type"] = std::string("floor");
     if (max) {

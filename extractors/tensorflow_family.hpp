@@ -32,6 +32,15 @@ void arg_extreme(ExtractContext& c, const char* mode, ElementType out);
 // ResizeBilinear / ResizeNearestNeighbor of NHWC input 0 to the size input 1 ([h, w]).
 void resize(ExtractContext& c, bool bilinear, bool align_corners, bool half_pixel_centers);
 
+// TensorFlow's transposed convolution (TFLite TRANSPOSE_CONV, Conv2DBackpropInput) of NHWC `x`
+// with weights already in OpenVINO's [C_in, C_out, kH, kW] layout (`kernel` = {kH, kW}), to the
+// constant NHWC
+// `output_shape`: ConvolutionBackpropData between Transposes, with the pads TensorFlow's SAME
+// puts (half the excess in front, the rest behind) or none for VALID, and output_padding for
+// what the strides leave over. Returns the NCHW result (before any bias).
+OutPort transposed_conv(ExtractContext& c, const OutPort& x, const OutPort& weights, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& output_shape, const std::vector<int64_t>& strides, bool same);
+
 // The attributes MaxPool-8 / AvgPool-1 need besides the window (TensorFlow averages exclude padding).
 void add_pool_attrs(AttrMap& a, bool max);
 

@@ -80,6 +80,22 @@ void conv(ExtractContext& c, bool depthwise, bool fused) {
     c.set_output(0, nhwc ? transpose(c, "", y, kToNhwc) : y);
 }
 
+// Conv2DBackpropInput(input_sizes, filter [H, W, C_out, C_in], out_backprop): the transposed
+// convolution, NHWC only.
+void conv_backprop_input(ExtractContext& c) {
+    if (!tf_nhwc(c)) c.unsupported("Conv2DBackpropInput with data_format NCHW");
+    const std::string padding = c.s("padding", "VALID");
+    if (padding != "SAME" && padding != "VALID") c.unsupported("Conv2DBackpropInput with padding " + padding);
+    for (int64_t d : spatial(c, "dilations", true))
+        if (d != 1) c.unsupported("Conv2DBackpropInput with dilations");
+    const PartialShape& ws = c.input(1).shape();
+    if (!ws.is_static() || ws.rank() != 4) c.fail("the filter must have a static 4-D shape [H, W, C_out, C_in]");
+    OutPort w = transpose(c, "weights", c.input(1), {3, 2, 0, 1});  // -> [C_in, C_out, H, W]
+    OutPort y = tf_family::transposed_conv(c, c.input(2), w, {ws[0].get_length(), ws[1].get_length()}, c.input_ints(0),
+                                           spatial(c, "strides", true), padding == "SAME");
+    c.set_output(0, transpose(c, "", y, kToNhwc));
+}
+
 void pool(ExtractContext& c, bool max) {
     const bool nhwc = tf_nhwc(c);
     AttrMap a = window_attrs(c, nhwc, false);
@@ -106,6 +122,7 @@ void register_tf_conv_pool(ExtractorRegistry& r) {
     r.add({"tf", "", "_FusedConv2D", 1, INT64_MAX, [](ExtractContext& c) { conv(c, false, true); }});
     r.add({"tf", "", "DepthwiseConv2dNative", 1, INT64_MAX, [](ExtractContext& c) { conv(c, true, false); }});
     r.add({"tf", "", "FusedDepthwiseConv2dNative", 1, INT64_MAX, [](ExtractContext& c) { conv(c, true, true); }});
+    r.add({"tf", "", "Conv2DBackpropInput", 1, INT64_MAX, conv_backprop_input});
     r.add({"tf", "", "MaxPool", 1, INT64_MAX, [](ExtractContext& c) { pool(c, true); }});
     r.add({"tf", "", "AvgPool", 1, INT64_MAX, [](ExtractContext& c) { pool(c, false); }});
     r.add({"tf", "", "MatMul", 1, INT64_MAX, [](ExtractContext& c) { matmul(c, false, false); }});

@@ -1,5 +1,5 @@
-// CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between Transposes) and
-// FULLY_CONNECTED.
+// CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between
+// Transposes) and FULLY_CONNECTED.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
@@ -75,6 +75,21 @@ void pool_2d(ExtractContext& c, bool max) {
     c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
 }
 
+// TRANSPOSE_CONV(output_shape, weights [O, H, W, I], x [, bias])
+void transpose_conv(ExtractContext& c) {
+    const PartialShape& ws = c.input(1).shape();
+    if (!ws.is_static() || ws.rank() != 4) c.fail("the weights must have a static 4-D shape [O, H, W, I]");
+    OutPort w = tflite_transpose(c, "weights", c.input(1), {3, 0, 1, 2});  // -> [I, O, H, W]
+    OutPort y = tf_family::transposed_conv(c, c.input(2), w, {ws[1].get_length(), ws[2].get_length()}, c.input_ints(0),
+                                           {c.i("stride_h", 1), c.i("stride_w", 1)}, c.i("padding", 0) == 0);
+    if (c.has_input(3)) {
+        OutPort bias = c.op("Reshape", "bias", {c.input(3), c.i64s("bias/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
+        y = c.op("Add", "biased", {y, bias});
+    }
+    y = tflite_activation(c, y, "activation");
+    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
+}
+
 // y = x W^T + b; without keep_num_dims the input is flattened to [-1, K] first.
 void fully_connected(ExtractContext& c) {
     if (c.i("weights_format", 0) != 0) c.unsupported("FULLY_CONNECTED with shuffled weights");
@@ -96,6 +111,7 @@ void register_tflite_conv_pool(ExtractorRegistry& r) {
     r.add({"tflite", "", "MAX_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, true); }});
     r.add({"tflite", "", "AVERAGE_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, false); }});
     r.add({"tflite", "", "FULLY_CONNECTED", 1, INT64_MAX, fully_connected});
+    r.add({"tflite", "", "TRANSPOSE_CONV", 1, INT64_MAX, transpose_conv});
 }
 
 }  // namespace mo

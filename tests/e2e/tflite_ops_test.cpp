@@ -107,5 +107,47 @@ TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
     EXPECT_EQ(r[6].to_i64(), truncated);
 }
 
+// TensorFlow's conv2d_transpose of a 2x2 input of ones with a 3x3 kernel of ones at stride 2:
+// each input pixel adds the kernel at (2i - pad_before, 2j - pad_before), so an output value
+// counts the windows covering it. SAME to 4x4: pad 1, all of it behind; VALID: the full 5x5.
+std::vector<double> transposed_ones(int out, int pad_before) {
+    auto cover = [&](int r) {
+        int n = 0;
+        for (int i = 0; i < 2; ++i) n += r >= 2 * i - pad_before && r < 2 * i - pad_before + 3;
+        return n;
+    };
+    std::vector<double> v;
+    for (int r = 0; r < out; ++r)
+        for (int c = 0; c < out; ++c) v.push_back(cover(r) * cover(c));
+    return v;
+}
+
+TEST(TfliteOps, TransposeConvSameAndValid) {
+    for (bool same : {true, false}) {
+        const int out = same ? 4 : 5;
+        test::TfliteModelBuilder m;
+        int x = m.input("x", {1, 2, 2, 1});
+        int y = m.tensor("y", {1, out, out, 1});
+        m.op(BuiltinOperator::TRANSPOSE_CONV,
+             {m.constant_i32("shape", {4}, {1, out, out, 1}), m.constant("w", {1, 3, 3, 1}, std::vector<float>(9, 1.f)), x},
+             {y}, [same](auto& fb) {
+                 return Options{tflite::BuiltinOptions::TransposeConvOptions,
+                                tflite::CreateTransposeConvOptions(fb, same ? tflite::Padding::SAME : tflite::Padding::VALID, 2, 2)
+                                    .Union()};
+             });
+        m.output(y);
+        test::ScratchDir dir{"transpose_conv"};
+        ConversionOptions o;
+        o.input_model = m.save("transpose_conv.tflite");
+        o.output_dir = dir.path().string();
+        auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+        auto r = evaluate(*ir, {Tensor::from_vector<float>({1, 1, 1, 1}, {1, 2, 2, 1})});
+        EXPECT_EQ(r.at(0).shape(), (Shape{1, out, out, 1}));
+        EXPECT_EQ(r.at(0).to_f64(), transposed_ones(out, 0)) << (same ? "SAME" : "VALID");
+    }
+    // SAME gives [[1, 1, 2, 1], [1, 1, 2, 1], [2, 2, 4, 2], [1, 1, 2, 1]].
+    EXPECT_EQ(transposed_ones(4, 0), (std::vector<double>{1, 1, 2, 1, 1, 1, 2, 1, 2, 2, 4, 2, 1, 1, 2, 1}));
+}
+
 }  // namespace
 }  // namespace mo

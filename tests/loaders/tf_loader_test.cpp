@@ -203,6 +203,26 @@ TEST(TfLoader, GatherSplitArgMaxDepthToSpaceFloorDivSelectGatherNd) {
     EXPECT_EQ(r[6].to_f64(), (std::vector<double>{4, 5, 6, 7}));                    // x[0, 0, 1, :]
 }
 
+TEST(TfLoader, Conv2DBackpropInputIsTheTransposedConvolution) {
+    // out_backprop 2x2 of ones, filter 3x3 of ones, stride 2, SAME to 4x4 (as in tflite_ops_test).
+    mo_tf::GraphDef g;
+    auto& x = node(g, "x", "Placeholder", {});
+    (*x.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    for (int64_t d : {1, 2, 2, 1}) (*x.mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(d);
+    constant(g, "sizes", mo_tf::DT_INT32, {4}, {}, {1, 4, 4, 1});
+    constant(g, "filter", mo_tf::DT_FLOAT, {3, 3, 1, 1}, {1.f});  // one value fills the tensor
+    auto& t = node(g, "deconv", "Conv2DBackpropInput", {"sizes", "filter", "x"});
+    set_s(t, "padding", "SAME");
+    set_ints(t, "strides", {1, 2, 2, 1});
+    test::ScratchDir out{"tf_deconv"};
+    ConversionOptions o;
+    o.input_model = save(g, "deconv.pb");
+    o.output_dir = out.path().string();
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto r = evaluate(*ir, {Tensor::from_vector<float>({1, 1, 1, 1}, {1, 2, 2, 1})});
+    EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{1, 1, 2, 1, 1, 1, 2, 1, 2, 2, 4, 2, 1, 1, 2, 1}));
+}
+
 TEST(TfLoader, BrokenGraphsAreClearErrors) {
     mo_tf::GraphDef missing = small_graph();
     node(missing, "extra", "Relu", {"nowhere:0"});

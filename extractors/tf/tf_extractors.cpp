@@ -7,6 +7,7 @@ void register_tf_extractors(ExtractorRegistry& r) {
     register_tf_elementwise(r);
     register_tf_shape(r);
     register_tf_slice_gather(r);
+    register_tf_detection(r);
 }
 
 bool tf_nhwc(ExtractContext& c) {

@@ -14,6 +14,7 @@ void register_tf_conv_pool(ExtractorRegistry& r);  // Conv2D, DepthwiseConv2dNat
 void register_tf_elementwise(ExtractorRegistry& r);  // arithmetic, activations, BiasAdd, FusedBatchNorm
 void register_tf_shape(ExtractorRegistry& r);  // Identity, Reshape, ConcatV2, Pad, reductions, Softmax, ...
 void register_tf_slice_gather(ExtractorRegistry& r);  // slices, splits, gathers, ArgMax, TopKV2, Select, ...
+void register_tf_detection(ExtractorRegistry& r);     // NonMaxSuppressionV3 / V4 / V5
 
 // One activation op by TensorFlow name (Relu, Relu6, Elu, Selu, LeakyRelu, Sigmoid, Tanh,
 // Softplus) applied to x; nullopt for another name.

@@ -223,6 +223,39 @@ TEST(TfLoader, Conv2DBackpropInputIsTheTransposedConvolution) {
     EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{1, 1, 2, 1, 1, 1, 2, 1, 2, 2, 4, 2, 1, 1, 2, 1}));
 }
 
+TEST(TfLoader, NonMaxSuppressionV5SelectsInScoreOrder) {
+    // A [0, 0, 1, 1], B [0, 0, 1, 0.9] (IoU with A 0.9), C [0, 2, 1, 3]; scores .9, .8, .7:
+    // A is kept, B suppressed by A, C kept.
+    mo_tf::GraphDef g;
+    auto& boxes = node(g, "boxes", "Placeholder", {});
+    (*boxes.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    for (int64_t d : {3, 4}) (*boxes.mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(d);
+    constant(g, "scores", mo_tf::DT_FLOAT, {3}, {.9f, .8f, .7f});
+    constant(g, "max", mo_tf::DT_INT32, {}, {}, {3});
+    constant(g, "iou", mo_tf::DT_FLOAT, {}, {.5f});
+    constant(g, "score", mo_tf::DT_FLOAT, {}, {0.f});
+    constant(g, "sigma", mo_tf::DT_FLOAT, {}, {0.f});
+    node(g, "nms", "NonMaxSuppressionV5", {"boxes", "scores", "max", "iou", "score", "sigma"});
+    node(g, "indices", "Identity", {"nms:0"});
+    node(g, "kept_scores", "Identity", {"nms:1"});
+    node(g, "count", "Identity", {"nms:2"});
+    test::ScratchDir out{"tf_nms"};
+    ConversionOptions o;
+    o.input_model = save(g, "nms.pb");
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;  // the constant scores would be rounded to f16
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto r = evaluate(*ir, {Tensor::from_vector<float>({0, 0, 1, 1, 0, 0, 1, .9f, 0, 2, 1, 3}, {3, 4})});
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].type(), ElementType::i32);
+    EXPECT_EQ(r[0].to_i64(), (std::vector<int64_t>{0, 2}));
+    auto s = r[1].to_f64();
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_NEAR(s[0], .9, 1e-6);
+    EXPECT_NEAR(s[1], .7, 1e-6);
+    EXPECT_EQ(r[2].to_i64(), std::vector<int64_t>{2});
+}
+
 TEST(TfLoader, BrokenGraphsAreClearErrors) {
     mo_tf::GraphDef missing = small_graph();
     node(missing, "extra", "Relu", {"nowhere:0"});

@@ -64,6 +64,8 @@ void register_tflite_shape(ExtractorRegistry& r) {
     r.add({"tflite", "", "REDUCE_MIN", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMin"); }});
     r.add({"tflite", "", "SOFTMAX", 1, INT64_MAX, softmax});
     r.add({"tflite", "", "DEQUANTIZE", 1, INT64_MAX, dequantize});
+    // The loader densified the sparse constant already.
+    r.add({"tflite", "", "DENSIFY", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
     r.add({"tflite", "", "RESIZE_BILINEAR", 1, INT64_MAX, [](ExtractContext& c) { resize(c, true); }});
     r.add({"tflite", "", "RESIZE_NEAREST_NEIGHBOR", 1, INT64_MAX, [](ExtractContext& c) { resize(c, false); }});
 }

@@ -9,6 +9,7 @@
 #include "loaders/input_overrides.hpp"
 #include "loaders/tflite/tflite_attributes.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
+#include "loaders/tflite/tflite_sparse.hpp"
 
 namespace mo {
 
@@ -150,6 +151,12 @@ private:
         if (!shape.is_static()) throw Error("a constant tensor has a dynamic shape", at, "re-export the model");
         const ElementType type = element_type(t.type(), at);
         const Shape s = shape.to_shape();
+        if (t.sparsity()) {  // densified now: DENSIFY then passes it on
+            Node c = graph_->add_constant(unique(name), densify_tflite(*t.sparsity(), type, s, bytes, at));
+            c.out(0).names() = {name};
+            producers_[index] = c.out(0);
+            return c.out(0);
+        }
         if (byte_size(type, static_cast<size_t>(shape_size(s))) != bytes.size())
             throw Error("the buffer holds " + std::to_string(bytes.size()) + " bytes, the shape and type need " +
                             std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),

@@ -107,6 +107,48 @@ TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
     EXPECT_EQ(r[6].to_i64(), truncated);
 }
 
+// x [1, 4] -> FULLY_CONNECTED with DENSIFY(sparse weights [4, 4]) -> y = x W^T.
+std::vector<double> sparse_matmul(const test::TfliteModelBuilder::SparseDim& d0, const test::TfliteModelBuilder::SparseDim& d1,
+                                  const std::vector<float>& values, std::vector<int32_t> order, std::vector<int32_t> block_map,
+                                  std::vector<test::TfliteModelBuilder::SparseDim> blocks = {}) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {1, 4});
+    std::vector<test::TfliteModelBuilder::SparseDim> dims{d0, d1};
+    dims.insert(dims.end(), blocks.begin(), blocks.end());
+    int sparse = m.sparse_constant("w_sparse", {4, 4}, values, order, block_map, dims);
+    int w = m.tensor("w", {4, 4});
+    m.op(BuiltinOperator::DENSIFY, {sparse}, {w});
+    int y = m.tensor("y", {1, 4});
+    m.op(BuiltinOperator::FULLY_CONNECTED, {x, w, -1}, {y});
+    m.output(y);
+    test::ScratchDir dir{"densify"};
+    ConversionOptions o;
+    o.input_model = m.save("densify.tflite");
+    o.output_dir = dir.path().string();
+    o.compress_to_fp16 = false;
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    return evaluate(*ir, {Tensor::from_vector<float>({1, 10, 100, 1000}, {1, 4})}).at(0).to_f64();
+}
+
+TEST(TfliteOps, DensifyCsrAndBlockSparseWeights) {
+    // Rows in CSR: row 0 has (0, 1) = 2; row 1 nothing; row 2 (2, 0) = 3 and (2, 3) = 4; row 3 (3, 2) = 5.
+    // y[o] = sum_k x[k] W[o][k] with x = 1, 10, 100, 1000.
+    EXPECT_EQ(sparse_matmul({4, {}, {}}, {0, {0, 1, 1, 3, 4}, {1, 0, 3, 2}}, {2, 3, 4, 5}, {0, 1}, {}),
+              (std::vector<double>{20, 0, 4003, 500}));
+    // 2x2 blocks, block rows in CSR: block (0, 0) = [[1, 2], [3, 4]], block (1, 1) = [[5, 6], [7, 8]].
+    EXPECT_EQ(sparse_matmul({2, {}, {}}, {0, {0, 1, 2}, {0, 1}}, {1, 2, 3, 4, 5, 6, 7, 8}, {0, 1, 2, 3}, {0, 1},
+                            {{2, {}, {}}, {2, {}, {}}}),
+              (std::vector<double>{21, 43, 6500, 8700}));
+    // A segment past the indices, and more values than the metadata addresses.
+    try {
+        sparse_matmul({4, {}, {}}, {0, {0, 1, 1, 3, 9}, {1, 0, 3, 2}}, {2, 3, 4, 5}, {0, 1}, {});
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("corrupt sparse tensor"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(sparse_matmul({4, {}, {}}, {0, {0, 1, 1, 3, 4}, {1, 0, 3, 2}}, {2, 3, 4, 5, 6}, {0, 1}, {}), Error);
+}
+
 // TensorFlow's conv2d_transpose of a 2x2 input of ones with a 3x3 kernel of ones at stride 2:
 // each input pixel adds the kernel at (2i - pad_before, 2j - pad_before), so an output value
 // counts the windows covering it. SAME to 4x4: pad 1, all of it behind; VALID: the full 5x5.

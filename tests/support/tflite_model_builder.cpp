@@ -37,6 +37,17 @@ int TfliteModelBuilder::constant_i32(const std::string& name, std::vector<int32_
     return t;
 }
 
+int TfliteModelBuilder::sparse_constant(const std::string& name, std::vector<int32_t> shape,
+                                       const std::vector<float>& values, std::vector<int32_t> traversal_order,
+                                       std::vector<int32_t> block_map, std::vector<SparseDim> dims) {
+    int t = constant(name, std::move(shape), values);
+    auto& def = tensors_.back();
+    def.traversal_order = std::move(traversal_order);
+    def.block_map = std::move(block_map);
+    def.dims = std::move(dims);
+    return t;
+}
+
 void TfliteModelBuilder::op(tflite::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                             TfliteOptions options) {
     ops_.push_back({static_cast<int32_t>(code), "", std::move(inputs), std::move(outputs), std::move(options)});
@@ -54,8 +65,28 @@ std::vector<uint8_t> TfliteModelBuilder::bytes() const {
     for (const auto& b : buffers_)
         buffers.push_back(tflite::CreateBuffer(fb, b.empty() ? 0 : fb.CreateVector(b)));
     std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
-    for (const auto& t : tensors_)
-        tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name)));
+    for (const auto& t : tensors_) {
+        flatbuffers::Offset<tflite::SparsityParameters> sparsity = 0;
+        if (!t.dims.empty()) {
+            std::vector<flatbuffers::Offset<tflite::DimensionMetadata>> dims;
+            for (const auto& d : t.dims) {
+                if (d.segments.empty()) {
+                    dims.push_back(tflite::CreateDimensionMetadata(fb, tflite::DimensionType::DENSE, d.dense_size));
+                    continue;
+                }
+                auto segments = tflite::CreateInt32Vector(fb, fb.CreateVector(d.segments)).Union();
+                auto indices = tflite::CreateInt32Vector(fb, fb.CreateVector(d.indices)).Union();
+                dims.push_back(tflite::CreateDimensionMetadata(fb, tflite::DimensionType::SPARSE_CSR, 0,
+                                                               tflite::SparseIndexVector::Int32Vector, segments,
+                                                               tflite::SparseIndexVector::Int32Vector, indices));
+            }
+            sparsity = tflite::CreateSparsityParameters(fb, fb.CreateVector(t.traversal_order),
+                                                        t.block_map.empty() ? 0 : fb.CreateVector(t.block_map),
+                                                        fb.CreateVector(dims));
+        }
+        tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name), 0,
+                                               false, sparsity));
+    }
     // One operator code per op, in op order (simple, and valid: codes may repeat).
     std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes;
     std::vector<flatbuffers::Offset<tflite::Operator>> ops;

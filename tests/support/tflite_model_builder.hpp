@@ -27,6 +27,14 @@ public:
     int input(const std::string& name, std::vector<int32_t> shape);
     int constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
     int constant_i32(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& values);
+    // One dimension of a sparse constant: DENSE with its size, or SPARSE_CSR with segments and indices.
+    struct SparseDim {
+        int32_t dense_size = 0;
+        std::vector<int32_t> segments, indices;  // empty: DENSE
+    };
+    // A float constant of dense `shape` stored sparse: `values` in traversal order.
+    int sparse_constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values,
+                        std::vector<int32_t> traversal_order, std::vector<int32_t> block_map, std::vector<SparseDim> dims);
     void op(tflite::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
             TfliteOptions options = {});
     void custom_op(const std::string& custom_code, std::vector<int32_t> inputs, std::vector<int32_t> outputs);
@@ -44,6 +52,9 @@ private:
         std::vector<int32_t> shape;
         tflite::TensorType type;
         uint32_t buffer;
+        // Sparsity, when the tensor has it.
+        std::vector<int32_t> traversal_order, block_map;
+        std::vector<SparseDim> dims;
     };
     struct OpDef {
         int32_t builtin;

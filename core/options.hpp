@@ -47,6 +47,7 @@ struct ConversionOptions {
     bool reverse_input_channels = false;
     std::optional<int64_t> batch;
     std::vector<InputLayout> layouts;
+    bool static_shape = false;  // every input must have a static shape: shape sub-graphs fold
     std::string transformations_config;
     std::vector<std::string> extensions;
     // The command line as given, for meta data.

@@ -30,6 +30,7 @@ const FlagSpec kFlags[] = {
     {"scale_values", true, "VALUES", "per-channel values inputs are divided by (after the means): data[58,57,57]"},
     {"reverse_input_channels", false, "", "reverse the channel order of 3-channel inputs (RGB <-> BGR), before means and scales"},
     {"batch", true, "N", "set the first dimension of every input to N"},
+    {"static_shape", false, "", "require static input shapes, so that every shape computation folds into a constant"},
     {"layout", true, "LAYOUTS", "input layouts: nhwc->nchw (every input) or x(nhwc->nchw),y(nchw): the IR input takes the target layout"},
     {"source_layout", true, "LAYOUTS", "the layout the model reads an input in: nhwc or x(nhwc)"},
     {"target_layout", true, "LAYOUTS", "the layout the IR input takes: nchw or x(nchw)"},
@@ -310,6 +311,7 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     if (auto v = find_given(given, "mean_values")) o.mean_values = parse_channel_values(*v, "--mean_values");
     if (auto v = find_given(given, "scale_values")) o.scale_values = parse_channel_values(*v, "--scale_values");
     o.reverse_input_channels = given.count("reverse_input_channels") > 0;
+    o.static_shape = given.count("static_shape") > 0;
     for (const char* flag : {"layout", "source_layout", "target_layout"})
         if (auto v = find_given(given, flag)) parse_layouts(*v, std::string("--") + flag, o.layouts);
     if (auto v = find_given(given, "batch")) {

@@ -86,6 +86,34 @@ TEST(InputPreprocessing, FrozenInputAndBatch) {
     EXPECT_EQ(got, (std::vector<double>{11, 22, 13, 24, 15, 26}));
 }
 
+TEST(InputPreprocessing, StaticShapeFoldsShapeComputations) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {"N", 3});
+    m.node("Shape", {"x"}, {"s"});
+    m.node("Reshape", {"x", "s"}, {"y"});
+    m.output("y");
+    const std::string path = m.save("static_shape.onnx");
+    auto shape_ofs = [&](ConversionOptions o) {
+        test::ScratchDir out{"static_shape"};
+        o.input_model = path;
+        auto ir = convert_to_ir(o, out);
+        int n = 0;
+        for (const Node& node : ir->nodes()) n += node.is("ShapeOf");
+        return n;
+    };
+    EXPECT_EQ(shape_ofs({}), 1);  // dynamic N: the shape is computed at run time
+    ConversionOptions fixed;
+    fixed.static_shape = true;
+    fixed.inputs = {InputSpec{"x", PartialShape{2, 3}, std::nullopt}};
+    EXPECT_EQ(shape_ofs(fixed), 0);
+    ConversionOptions dynamic;
+    dynamic.static_shape = true;
+    test::ScratchDir out{"static_shape_bad"};
+    dynamic.input_model = path;
+    dynamic.output_dir = out.path().string();
+    test::expect_error([&] { convert(dynamic); }, {"--static_shape: input 'x' has the dynamic shape", "--input x[...]"});
+}
+
 TEST(InputPreprocessing, BadOptionsAreClearErrors) {
     test::OnnxModelBuilder m(13);
     m.input("x", {1, 3, 2, 2});

@@ -185,6 +185,12 @@ bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
     for (const InputSpec& spec : o.inputs)
         if (spec.value) freeze(g, spec), changed = true;
     if (o.batch) set_batch(g, *o.batch), changed = true;  // the inputs left after freezing
+    if (o.static_shape)
+        for (const Node& p : g.parameters())
+            if (!p.out(0).shape().is_static())
+                throw Error("--static_shape: input '" + p.name() + "' has the dynamic shape [" +
+                                p.out(0).shape().to_string() + "]",
+                            g.source_path, "give it a static shape: --input " + p.name() + "[...]");
     std::map<uint64_t, ModelSide> sides = apply_layouts(g, o.layouts);
     changed |= !o.layouts.empty();
     std::map<uint64_t, ChannelSteps> steps;

@@ -3,6 +3,8 @@
 //   --input name->[values]      the input is frozen: a Constant of its type and shape (the given
 //                               shape, else the input's; a single value fills it), folded later
 //   --batch N                   dimension 0 of every input left becomes N
+//   --static_shape              every input must then have a static shape (so partial inference
+//                               folds every shape computation into a constant)
 //   --layout nhwc->nchw, --source_layout, --target_layout
 //                               the input takes the target layout; a Transpose behind it gives
 //                               the model the source layout (by default the framework's: NHWC

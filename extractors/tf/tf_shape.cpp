@@ -2,6 +2,7 @@
 // Pad / PadV2 / MirrorPad, Mean / Sum / Max / Min / Prod, Softmax, Shape, Cast, resizes.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
+#include "loaders/tf/tf_tensor.hpp"
 
 namespace mo {
 
@@ -24,20 +25,9 @@ void reduction(ExtractContext& c, const char* type) {
     c.set_output(0, c.op(type, "", {c.input(0), c.input(1)}, {{"keep_dims", c.i("keep_dims", 0) != 0}}));
 }
 
+// Cast to DstT (a DataType value), with the loader's type mapping.
 void cast(ExtractContext& c) {
-    const std::string where = c.where();
-    ElementType to = ElementType::dynamic;
-    switch (c.i("DstT")) {
-        case 1: to = ElementType::f32; break;
-        case 2: to = ElementType::f64; break;
-        case 3: to = ElementType::i32; break;
-        case 4: to = ElementType::u8; break;
-        case 9: to = ElementType::i64; break;
-        case 10: to = ElementType::boolean; break;
-        case 19: to = ElementType::f16; break;
-        default: c.unsupported("Cast to TensorFlow type " + std::to_string(c.i("DstT")));
-    }
-    c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", to}}));
+    c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", tf_element_type(static_cast<int>(c.i("DstT")), c.where())}}));
 }
 
 void resize(ExtractContext& c, bool bilinear) {

@@ -164,7 +164,7 @@ TEST(TfLoader, TfjsModelReadsItsQuantizedShards) {
     test::expect_error([&] { run((dir / "model.json").string(), 0); }, {"'group1-shard1of1.bin' is missing"});
 }
 
-TEST(TfLoader, GatherSplitArgMaxDepthToSpaceFloorDivSelectGatherNd) {
+TEST(TfLoader, GatherSplitArgMaxDepthToSpaceFloorDivSelectGatherNdCast) {
     // x [1, 1, 2, 4] = 0..7 (NHWC)
     mo_tf::GraphDef g;
     auto& x = node(g, "x", "Placeholder", {});
@@ -185,6 +185,8 @@ TEST(TfLoader, GatherSplitArgMaxDepthToSpaceFloorDivSelectGatherNd) {
     node(g, "select", "SelectV2", {"greater", "x", "two"});
     constant(g, "nd", mo_tf::DT_INT32, {1, 3}, {}, {0, 0, 1});
     node(g, "gather_nd", "GatherNd", {"x", "nd"});
+    auto& cast = node(g, "cast", "Cast", {"floordiv"});
+    (*cast.mutable_attr())["DstT"].set_type(mo_tf::DT_INT32);
     const std::string path = save(g, "ops.pb");
     test::ScratchDir out{"tf_ops"};
     ConversionOptions o;
@@ -193,14 +195,15 @@ TEST(TfLoader, GatherSplitArgMaxDepthToSpaceFloorDivSelectGatherNd) {
     o.compress_to_fp16 = false;
     auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
     auto r = evaluate(*ir, {Tensor::from_vector<float>({0, 1, 2, 3, 4, 5, 6, 7}, {1, 1, 2, 4})});
-    ASSERT_EQ(r.size(), 7u);  // the graph's sinks, in graph order
+    ASSERT_EQ(r.size(), 7u);  // the graph's sinks, in graph order: floordiv feeds cast, greater feeds select
     EXPECT_EQ(r[0].to_f64(), (std::vector<double>{3, 0, 7, 4}));                    // channels 3, 0
     EXPECT_EQ(r[1].to_f64(), (std::vector<double>{2, 3, 6, 7}));                    // second half
     EXPECT_EQ(r[2].to_i64(), (std::vector<int64_t>{3, 3}));                         // argmax
     EXPECT_EQ(r[3].to_f64(), (std::vector<double>{0, 1, 4, 5, 2, 3, 6, 7}));        // [1, 2, 4, 1]
-    EXPECT_EQ(r[4].to_f64(), (std::vector<double>{0, 0, 0, 1, 1, 1, 2, 2}));        // floor(x / 3)
-    EXPECT_EQ(r[5].to_f64(), (std::vector<double>{3, 3, 3, 3, 4, 5, 6, 7}));        // x > 3 ? x : 3
-    EXPECT_EQ(r[6].to_f64(), (std::vector<double>{4, 5, 6, 7}));                    // x[0, 0, 1, :]
+    EXPECT_EQ(r[4].to_f64(), (std::vector<double>{3, 3, 3, 3, 4, 5, 6, 7}));        // x > 3 ? x : 3
+    EXPECT_EQ(r[5].to_f64(), (std::vector<double>{4, 5, 6, 7}));                    // x[0, 0, 1, :]
+    EXPECT_EQ(r[6].type(), ElementType::i32);                                       // int32(floor(x / 3))
+    EXPECT_EQ(r[6].to_i64(), (std::vector<int64_t>{0, 0, 0, 1, 1, 1, 2, 2}));
 }
 
 TEST(TfLoader, Conv2DBackpropInputIsTheTransposedConvolution) {

@@ -26,12 +26,17 @@ OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, 
 }
 
 // Scale or zero point of a (de)quantize node, shaped to broadcast against `x`: a scalar as is,
-// a 1D tensor (opset 13 per-axis) along `axis` as [D, 1, ...] for the axes after it.
+// a 1-element 1D tensor as a scalar (per tensor, whatever the axis says: PyTorch's exports give
+// bias DequantizeLinears such a zero point with the default axis 1 on a rank-1 input, and ONNX
+// Runtime reads it per tensor), any other 1D tensor (opset 13 per-axis) along `axis` as
+// [D, 1, ...] for the axes after it.
 OutPort along_axis(ExtractContext& c, const std::string& suffix, const OutPort& p, const OutPort& x) {
     const int64_t rank = ExtractContext::rank_of(p);
     if (rank == 0) return p;
     if (rank != 1) c.fail(suffix + " must be a scalar or a 1D tensor (got rank " + std::to_string(rank) + ")",
                           "fix the model");
+    if (p.shape()[0].is_static() && p.shape()[0].get_length() == 1)
+        return c.op("Reshape", suffix + "/scalar", {p, c.i64s(suffix + "/scalar_shape", {})}, {{"special_zero", false}});
     if (c.opset() < 13) c.unsupported("a 1D " + suffix + " before opset 13 (per-axis quantization needs opset 13)");
     const int64_t x_rank = ExtractContext::rank_of(x);
     if (x_rank < 0) c.unsupported("per-axis " + suffix + " with an input of unknown rank");

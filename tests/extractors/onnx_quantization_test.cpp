@@ -115,6 +115,25 @@ TEST(OnnxQuantization, DequantizeLinearInt8) {
     expect_values(out.at(0), ElementType::f32, {-63.5, 64, 0.5});
 }
 
+// PyTorch's quantized exports dequantize the int32 bias with a 1-element scale and a zero point
+// Cast(ConstantOfShape([1])) and the default axis 1 on a rank-1 input: per tensor, as ONNX
+// Runtime reads it. (x - 2) * 0.5.
+TEST(OnnxQuantization, DequantizeLinearOneElementScaleIsPerTensorWhateverTheAxis) {
+    OnnxModelBuilder m(13);
+    m.input("x", {3}, onnx::TensorProto::INT32);
+    m.initializer("scale", {0.5f}, {1});
+    m.initializer(int_tensor<int64_t>("shape", onnx::TensorProto::INT64, {1}, {1}));
+    m.node("ConstantOfShape", {"shape"}, {"zeros"});
+    m.node("Add", {"zeros", "two"}, {"zp_f"});
+    m.initializer("two", {2.0f}, {});
+    m.node("Cast", {"zp_f"}, {"zp"}, {{"to", int64_t{onnx::TensorProto::INT32}}});
+    m.node("DequantizeLinear", {"x", "scale", "zp"}, {"y"});
+    m.output("y");
+    auto g = convert_onnx(m, "dq_bias.onnx");
+    auto out = evaluate(*g, {{"x", Tensor::from_vector<int32_t>({-4, 2, 10}, {3})}});
+    expect_values(out.at(0), ElementType::f32, {-3, 0, 4});
+}
+
 // Per-axis along axis 1 of [2, 2] uint8: column 0 (zp 10, scale 2), column 1 (zp 0, scale 0.25).
 TEST(OnnxQuantization, DequantizeLinearPerAxis) {
     OnnxModelBuilder m(13);

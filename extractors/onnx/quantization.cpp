@@ -104,6 +104,10 @@ void dequantize_linear(ExtractContext& c) {
         c.unsupported("input x of type " + std::string(ir_name(t)) + " (uint8, int8 and int32 are supported)");
     // 8-bit values and their difference are exact in f32; int32 converts as ONNX Runtime does.
     OutPort y = to_type(c, "x/f32", x, ElementType::f32);
+    // 8-bit weights stay 8-bit in the IR: the Convert is marked as decompression, which constant
+    // folding leaves alone, so Convert -> Subtract(zero point) -> Multiply(scale) reaches the IR
+    // in the form OpenVINO's runtime takes as compressed weights.
+    if (c.input_value(0) && (t == ElementType::u8 || t == ElementType::i8)) y.node().rt_info()["decompression"] = "0";
     if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
         OutPort zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
         y = c.op("Subtract", "shifted", {y, zp});

@@ -1,0 +1,51 @@
+// DequantizeLinear of constant 8-bit weights reaches the IR as u8 / i8 constants followed by a
+// decompression Convert, Subtract (zero point) and Multiply (scale), and computes what the ONNX
+// definition gives: (w - zp) * scale, here worked by hand.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "emit/ir_test_util.hpp"
+#include "extractors/onnx_test_support.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "tools/convert.hpp"
+#include "validate/evaluator.hpp"
+
+namespace mo {
+namespace {
+
+TEST(QuantizedWeights, DequantizedConstantsStayEightBitInTheIr) {
+    // W (u8 [2, 3], zp 10, scale 0.5): (w - 10) * 0.5 = [[-5, 0, 5], [1, 2, 3]]
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 3});
+    m.initializer(test::u8s("w", {0, 10, 20, 12, 14, 16}, {2, 3}));
+    m.initializer("scale", {0.5f}, {});
+    m.initializer(test::u8s("zp", {10}, {}));
+    m.node("DequantizeLinear", {"w", "scale", "zp"}, {"w_f"});
+    m.node("Gemm", {"x", "w_f"}, {"y"}, {{"transB", int64_t{1}}});
+    m.output("y");
+    for (bool fp16 : {false, true}) {
+        test::ScratchDir out{"quantized_weights"};
+        ConversionOptions o;
+        o.input_model = m.save("dq_weights.onnx");
+        o.output_dir = out.path().string();
+        o.compress_to_fp16 = fp16;
+        ConversionResult r = convert(o);
+        auto ir = read_ir(r.xml_path, test::builtin_ops());
+        bool u8_weights = false, decompression = false;
+        for (const Node& n : ir->nodes()) {
+            if (n.is("Constant") && n.out(0).type() == ElementType::u8 && n.out(0).shape() == PartialShape{2, 3})
+                u8_weights = true;
+            if (n.is("Convert") && n.rt_info().count("decompression") && n.in(0).type() == ElementType::u8)
+                decompression = true;
+        }
+        EXPECT_TRUE(u8_weights) << "fp16=" << fp16;
+        EXPECT_TRUE(decompression) << "fp16=" << fp16;
+        // x = [1, 2, 3]: y = [-5 + 0 + 15, 1 + 4 + 9] = [10, 14].
+        auto y = evaluate(*ir, {Tensor::from_vector<float>({1, 2, 3}, {1, 3})}).at(0).to_f64();
+        EXPECT_EQ(y, (std::vector<double>{10, 14})) << "fp16=" << fp16;
+    }
+}
+
+}  // namespace
+}  // namespace mo

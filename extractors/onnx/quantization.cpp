@@ -25,6 +25,16 @@ OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, 
     return c.op("Convert", suffix, {p}, {{"destination_type", t}});
 }
 
+// 8-bit weights stay 8-bit in the IR: the Convert of a constant u8 / i8 tensor is marked as
+// decompression, which constant folding leaves alone, so Convert -> Subtract(zero point) ->
+// Multiply(scale) reaches the IR in the form OpenVINO's runtime takes as compressed weights.
+OutPort keep_8bit_weights(const OutPort& converted, const OutPort& source) {
+    if (source.value() && (source.type() == ElementType::u8 || source.type() == ElementType::i8) &&
+        converted.node().is("Convert"))
+        converted.node().rt_info()["decompression"] = "0";
+    return converted;
+}
+
 // Scale or zero point of a (de)quantize node, shaped to broadcast against `x`: a scalar as is,
 // a 1-element 1D tensor as a scalar (per tensor, whatever the axis says: PyTorch's exports give
 // bias DequantizeLinears such a zero point with the default axis 1 on a rank-1 input, and ONNX
@@ -103,11 +113,7 @@ void dequantize_linear(ExtractContext& c) {
     if (t != ElementType::u8 && t != ElementType::i8 && t != ElementType::i32 && t != ElementType::dynamic)
         c.unsupported("input x of type " + std::string(ir_name(t)) + " (uint8, int8 and int32 are supported)");
     // 8-bit values and their difference are exact in f32; int32 converts as ONNX Runtime does.
-    OutPort y = to_type(c, "x/f32", x, ElementType::f32);
-    // 8-bit weights stay 8-bit in the IR: the Convert is marked as decompression, which constant
-    // folding leaves alone, so Convert -> Subtract(zero point) -> Multiply(scale) reaches the IR
-    // in the form OpenVINO's runtime takes as compressed weights.
-    if (c.input_value(0) && (t == ElementType::u8 || t == ElementType::i8)) y.node().rt_info()["decompression"] = "0";
+    OutPort y = keep_8bit_weights(to_type(c, "x/f32", x, ElementType::f32), x);
     if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
         OutPort zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
         y = c.op("Subtract", "shifted", {y, zp});
@@ -145,7 +151,7 @@ void require_8bit(ExtractContext& c, const OutPort& p, const std::string& what) 
 template <typename ShapeZp>
 OutPort shifted_i32(ExtractContext& c, const std::string& name, const OutPort& x, size_t zp_input,
                     ShapeZp shape_zp) {
-    OutPort v = to_type(c, name + "/i32", x, ElementType::i32);
+    OutPort v = keep_8bit_weights(to_type(c, name + "/i32", x, ElementType::i32), x);
     if (!c.has_input(zp_input) || is_zero_constant(c.input_value(zp_input))) return v;
     OutPort zp = c.input(zp_input);
     require_8bit(c, zp, name + " zero point");

@@ -47,5 +47,29 @@ TEST(QuantizedWeights, DequantizedConstantsStayEightBitInTheIr) {
     }
 }
 
+TEST(QuantizedWeights, IntegerMatMulKeepsItsWeightsEightBit) {
+    // MatMulInteger(x, W - b_zp): W = [[1, 2], [3, 4]], zp 1 -> [[0, 1], [2, 3]];
+    // x = [5, 6]: y = [5 * 0 + 6 * 2, 5 * 1 + 6 * 3] = [12, 23], exact in int32.
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 2}, onnx::TensorProto::UINT8);
+    m.initializer(test::u8s("w", {1, 2, 3, 4}, {2, 2}));
+    m.initializer(test::u8s("w_zp", {1}, {}));
+    m.initializer(test::u8s("x_zp", {0}, {}));
+    m.node("MatMulInteger", {"x", "w", "x_zp", "w_zp"}, {"y"});
+    m.output("y", onnx::TensorProto::INT32);
+    test::ScratchDir out{"quantized_matmul"};
+    ConversionOptions o;
+    o.input_model = m.save("matmul_integer.onnx");
+    o.output_dir = out.path().string();
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    bool u8_weights = false;
+    for (const Node& n : ir->nodes())
+        u8_weights |= n.is("Constant") && n.out(0).type() == ElementType::u8 && n.out(0).shape() == PartialShape{2, 2};
+    EXPECT_TRUE(u8_weights);
+    auto y = evaluate(*ir, {Tensor::from_vector<uint8_t>({5, 6}, {1, 2})}).at(0);
+    EXPECT_EQ(y.type(), ElementType::i32);
+    EXPECT_EQ(y.to_i64(), (std::vector<int64_t>{12, 23}));
+}
+
 }  // namespace
 }  // namespace mo

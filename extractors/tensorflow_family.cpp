@@ -2,6 +2,16 @@
 
 namespace mo::tf_family {
 
+OutPort transpose(ExtractContext& c, const std::string& suffix, const OutPort& x, const std::vector<int64_t>& perm) {
+    return c.op("Transpose", suffix, {x, c.i64s(suffix + "/order", perm)});
+}
+
+void depth_space(ExtractContext& c, const char* type, bool nhwc) {
+    OutPort x = nhwc ? transpose(c, "to_nchw", c.input(0), kToNchw) : c.input(0);
+    OutPort y = c.op(type, "op", {x}, {{"block_size", c.i("block_size")}, {"mode", std::string("blocks_first")}});
+    c.set_output(0, nhwc ? transpose(c, "", y, kToNhwc) : y);
+}
+
 std::vector<int64_t> bit_mask(int64_t mask, size_t axes) {
     std::vector<int64_t> v(axes);
     for (size_t i = 0; i < axes; ++i) v[i] = (mask >> i) & 1;
@@ -83,7 +93,7 @@ OutPort transposed_conv(ExtractContext& c, const OutPort& x, const OutPort& weig
             c.fail("output size " + std::to_string(out) + " does not follow from input " + std::to_string(in) +
                    ", kernel " + std::to_string(k) + " and stride " + std::to_string(strides[i]));
     }
-    OutPort nchw = c.op("Transpose", "to_nchw", {x, c.i64s("to_nchw/order", {0, 3, 1, 2})});
+    OutPort nchw = transpose(c, "to_nchw", x, kToNchw);
     return c.op("ConvolutionBackpropData", "conv", {nchw, weights},
                 {{"strides", strides},
                  {"dilations", std::vector<int64_t>{1, 1}},

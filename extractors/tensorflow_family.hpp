@@ -9,6 +9,17 @@
 
 namespace mo::tf_family {
 
+// Axis orders between TensorFlow's NHWC and OpenVINO's NCHW.
+inline const std::vector<int64_t> kToNchw{0, 3, 1, 2};
+inline const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
+
+// x transposed by `perm` (a Transpose node named <node>/<suffix>).
+OutPort transpose(ExtractContext& c, const std::string& suffix, const OutPort& x, const std::vector<int64_t>& perm);
+
+// DepthToSpace / SpaceToDepth of input 0 (`block_size`): TensorFlow's channel order is
+// OpenVINO's blocks_first; an NHWC input goes between Transposes.
+void depth_space(ExtractContext& c, const char* type, bool nhwc);
+
 // A TensorFlow bit mask (begin_mask, shrink_axis_mask, ...) as OpenVINO's per-axis 0 / 1 list.
 std::vector<int64_t> bit_mask(int64_t mask, size_t axes);
 

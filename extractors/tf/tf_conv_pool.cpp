@@ -7,11 +7,9 @@ namespace mo {
 
 namespace {
 
-const std::vector<int64_t> kToNchw{0, 3, 1, 2}, kToNhwc{0, 2, 3, 1};
-
-OutPort transpose(ExtractContext& c, const std::string& suffix, const OutPort& x, const std::vector<int64_t>& perm) {
-    return c.op("Transpose", suffix, {x, c.i64s(suffix + "/order", perm)});
-}
+using tf_family::kToNchw;
+using tf_family::kToNhwc;
+using tf_family::transpose;
 
 // The spatial (H, W) entries of a 4-value NHWC / NCHW list attribute.
 std::vector<int64_t> spatial(ExtractContext& c, const char* attr, bool nhwc) {

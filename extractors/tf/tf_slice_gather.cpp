@@ -27,15 +27,6 @@ void arg_extreme(ExtractContext& c, const char* mode) {
     tf_family::arg_extreme(c, mode, c.i("output_type", 9) == 3 ? ElementType::i32 : ElementType::i64);
 }
 
-void depth_space(ExtractContext& c, const char* type) {
-    const bool nhwc = tf_nhwc(c);
-    OutPort x = c.input(0);
-    if (nhwc) x = c.op("Transpose", "to_nchw", {x, c.i64s("to_nchw/order", {0, 3, 1, 2})});
-    OutPort y = c.op(type, "op", {x}, {{"block_size", c.i("block_size")}, {"mode", std::string("blocks_first")}});
-    if (nhwc) y = c.op("Transpose", "", {y, c.i64s("order", {0, 2, 3, 1})});
-    c.set_output(0, y);
-}
-
 // FloorDiv: floor(a / b) for floats; integers divide with Python's rounding toward -inf.
 void floor_div(ExtractContext& c) {
     if (is_float(c.input(0).type())) {
@@ -94,8 +85,8 @@ void register_tf_slice_gather(ExtractorRegistry& r) {
                                {"index_element_type", ElementType::i32}});
                for (size_t j = 0; j < c.output_count() && j < 2; ++j) c.set_output(j, t.out(j));
            }});
-    r.add({"tf", "", "DepthToSpace", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "DepthToSpace"); }});
-    r.add({"tf", "", "SpaceToDepth", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "SpaceToDepth"); }});
+    r.add({"tf", "", "DepthToSpace", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "DepthToSpace", tf_nhwc(c)); }});
+    r.add({"tf", "", "SpaceToDepth", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "SpaceToDepth", tf_nhwc(c)); }});
     r.add({"tf", "", "FloorDiv", 1, INT64_MAX, floor_div});
     r.add({"tf", "", "Select", 1, INT64_MAX, [](ExtractContext& c) { select(c, true); }});
     r.add({"tf", "", "SelectV2", 1, INT64_MAX, [](ExtractContext& c) { select(c, false); }});

@@ -7,8 +7,9 @@ namespace mo {
 
 namespace {
 
-using tflite_layout::kToNchw;
-using tflite_layout::kToNhwc;
+using tf_family::kToNchw;
+using tf_family::kToNhwc;
+using tf_family::transpose;
 
 // Padding: SAME (0) pads like OpenVINO's same_upper (the odd pixel at the end), VALID (1) not at all.
 std::string auto_pad(ExtractContext& c) { return c.i("padding", 0) == 0 ? "same_upper" : "valid"; }
@@ -29,13 +30,13 @@ void finish_conv(ExtractContext& c, OutPort y) {
         y = c.op("Add", "biased", {y, bias});
     }
     y = tflite_activation(c, y, "activation");
-    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
+    c.set_output(0, transpose(c, "", y, kToNhwc));
 }
 
 void conv_2d(ExtractContext& c) {
     // filter [O, H, W, I] -> OIHW
-    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
-    OutPort w = tflite_transpose(c, "weights", c.input(1), kToNchw);
+    OutPort x = transpose(c, "to_nchw", c.input(0), kToNchw);
+    OutPort w = transpose(c, "weights", c.input(1), kToNchw);
     const PartialShape &xs = c.input(0).shape(), &ws = c.input(1).shape();
     if (xs.rank_is_static() && ws.rank_is_static() && xs[3].is_static() && ws[3].is_static() &&
         xs[3].get_length() != ws[3].get_length())
@@ -59,9 +60,9 @@ void depthwise_conv_2d(ExtractContext& c) {
     const int64_t m = out / channels;
     OutPort w = c.op("Reshape", "weights/hwcm", {c.input(1), c.i64s("weights/hwcm/shape", {kh, kw, channels, m})},
                      {{"special_zero", false}});
-    w = tflite_transpose(c, "weights/cmhw", w, {2, 3, 0, 1});
+    w = transpose(c, "weights/cmhw", w, {2, 3, 0, 1});
     w = c.op("Reshape", "weights", {w, c.i64s("weights/shape", {channels, m, 1, kh, kw})}, {{"special_zero", false}});
-    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
+    OutPort x = transpose(c, "to_nchw", c.input(0), kToNchw);
     finish_conv(c, c.op("GroupConvolution", "conv", {x, w}, window_attrs(c, true)));
 }
 
@@ -69,17 +70,17 @@ void pool_2d(ExtractContext& c, bool max) {
     AttrMap a = window_attrs(c, false);
     a["kernel"] = std::vector<int64_t>{c.i("filter_height"), c.i("filter_width")};
     tf_family::add_pool_attrs(a, max);
-    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
+    OutPort x = transpose(c, "to_nchw", c.input(0), kToNchw);
     OutPort y = c.op(max ? "MaxPool" : "AvgPool", "pool", {x}, a);
     y = tflite_activation(c, y, "activation");
-    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
+    c.set_output(0, transpose(c, "", y, kToNhwc));
 }
 
 // TRANSPOSE_CONV(output_shape, weights [O, H, W, I], x [, bias])
 void transpose_conv(ExtractContext& c) {
     const PartialShape& ws = c.input(1).shape();
     if (!ws.is_static() || ws.rank() != 4) c.fail("the weights must have a static 4-D shape [O, H, W, I]");
-    OutPort w = tflite_transpose(c, "weights", c.input(1), {3, 0, 1, 2});  // -> [I, O, H, W]
+    OutPort w = transpose(c, "weights", c.input(1), {3, 0, 1, 2});  // -> [I, O, H, W]
     OutPort y = tf_family::transposed_conv(c, c.input(2), w, {ws[1].get_length(), ws[2].get_length()}, c.input_ints(0),
                                            {c.i("stride_h", 1), c.i("stride_w", 1)}, c.i("padding", 0) == 0);
     if (c.has_input(3)) {
@@ -87,7 +88,7 @@ void transpose_conv(ExtractContext& c) {
         y = c.op("Add", "biased", {y, bias});
     }
     y = tflite_activation(c, y, "activation");
-    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
+    c.set_output(0, transpose(c, "", y, kToNhwc));
 }
 
 // y = x W^T + b; without keep_num_dims the input is flattened to [-1, K] first.

@@ -9,11 +9,6 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_slice_gather(r);
 }
 
-OutPort tflite_transpose(ExtractContext& c, const std::string& suffix, const OutPort& x,
-                         const std::vector<int64_t>& perm) {
-    return c.op("Transpose", suffix, {x, c.i64s(suffix + "/order", perm)});
-}
-
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {
     // ActivationFunctionType: NONE, RELU, RELU_N1_TO_1, RELU6, TANH, SIGN_BIT.
     switch (c.i("fused_activation_function", 0)) {

@@ -16,15 +16,6 @@ void register_tflite_elementwise(ExtractorRegistry& r);  // arithmetic and activ
 void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATION, PAD, reductions, ...
 void register_tflite_slice_gather(ExtractorRegistry& r); // slices, splits, GATHER, PACK, ARG_MAX, ...
 
-namespace tflite_layout {
-inline const std::vector<int64_t> kToNchw{0, 3, 1, 2};
-inline const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
-}  // namespace tflite_layout
-
-// x transposed by `perm` (a Transpose node named <node>/<suffix>).
-OutPort tflite_transpose(ExtractContext& c, const std::string& suffix, const OutPort& x,
-                         const std::vector<int64_t>& perm);
-
 // The operator's fused_activation_function applied to `x` (NONE: x itself).
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix);
 

@@ -7,9 +7,6 @@ namespace mo {
 
 namespace {
 
-using tflite_layout::kToNchw;
-using tflite_layout::kToNhwc;
-
 void strided_slice(ExtractContext& c) {
     const auto begin = c.input_ints(1);
     const size_t n = begin.size();
@@ -51,13 +48,6 @@ void arg_extreme(ExtractContext& c, const char* mode) {
     tf_family::arg_extreme(c, mode, c.i("output_type", 4) == 2 ? ElementType::i32 : ElementType::i64);
 }
 
-// DEPTH_TO_SPACE / SPACE_TO_DEPTH: TensorFlow's channel order is OpenVINO's blocks_first.
-void depth_space(ExtractContext& c, const char* type) {
-    OutPort x = tflite_transpose(c, "to_nchw", c.input(0), kToNchw);
-    OutPort y = c.op(type, "op", {x}, {{"block_size", c.i("block_size")}, {"mode", std::string("blocks_first")}});
-    c.set_output(0, tflite_transpose(c, "", y, kToNhwc));
-}
-
 }  // namespace
 
 void register_tflite_slice_gather(ExtractorRegistry& r) {
@@ -86,8 +76,8 @@ void register_tflite_slice_gather(ExtractorRegistry& r) {
                if (to == ElementType::dynamic) c.unsupported("CAST to an unknown type");
                c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", to}}));
            }});
-    r.add({"tflite", "", "DEPTH_TO_SPACE", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "DepthToSpace"); }});
-    r.add({"tflite", "", "SPACE_TO_DEPTH", 1, INT64_MAX, [](ExtractContext& c) { depth_space(c, "SpaceToDepth"); }});
+    r.add({"tflite", "", "DEPTH_TO_SPACE", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "DepthToSpace", true); }});
+    r.add({"tflite", "", "SPACE_TO_DEPTH", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "SpaceToDepth", true); }});
 }
 
 }  // namespace mo

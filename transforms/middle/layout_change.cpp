@@ -1,6 +1,7 @@
 #include "transforms/middle/layout_change.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -266,13 +267,18 @@ bool merge_siblings(const Node& t, const Perm& p) {
     return merged;
 }
 
-bool sink(Graph& g, const Node& t, const Perm& p) {
+// Moves `t` past every consumer with a row; the ops it moved past are appended to `moved_past`
+// (the Transposes behind them are the next to move).
+bool sink(Graph& g, const Node& t, const Perm& p, std::vector<Node>& moved_past) {
     bool moved = false;
     const OutPort x = t.in(0).src();
     for (const InPort& target : t.out(0).targets()) {
         const Node op = target.node();
         auto it = handlers().find(op.type());
-        if (it != handlers().end() && it->second(g, op, target.index(), x, p)) moved = true;
+        if (it != handlers().end() && it->second(g, op, target.index(), x, p)) {
+            moved = true;
+            moved_past.push_back(op);
+        }
     }
     return moved;
 }
@@ -280,30 +286,38 @@ bool sink(Graph& g, const Node& t, const Perm& p) {
 }  // namespace
 
 bool LayoutChange::run(Graph& graph, const TransformContext&) {
+    // A worklist of Transposes, in topological order first: a Transpose that moves or merges
+    // puts the Transposes it created (behind the ops it passed) or changed back on the list, so
+    // each move costs its own work, not a walk over the graph. The bound only guards against a
+    // handler that would undo another.
+    std::deque<uint64_t> work;
+    for (const Node& n : graph.topological_order())
+        if (n.is("Transpose")) work.push_back(n.id());
     bool changed = false;
-    // Each round moves every Transpose past at least one op or merges it; a round that moves
-    // nothing ends the pass. The bound only guards against a handler that would undo another.
-    for (size_t round = 0; round < graph.node_count() + 1; ++round) {
-        bool moved = false;
-        std::vector<uint64_t> transposes;
-        for (const Node& n : graph.topological_order())
-            if (n.is("Transpose")) transposes.push_back(n.id());
-        for (uint64_t id : transposes) {
-            Node t = graph.find_by_id(id);
-            if (!t || !t.out(0).has_targets()) continue;
-            auto p = order_of(t);
-            if (!p) continue;
-            if (merge_with_producer(graph, t, *p)) {
-                moved = true;
-                continue;
-            }
-            moved |= merge_siblings(t, *p);
-            moved |= sink(graph, t, *p);
+    size_t steps = 0;
+    const size_t max_steps = 64 * (graph.node_count() + 1);
+    while (!work.empty() && steps++ < max_steps) {
+        Node t = graph.find_by_id(work.front());
+        work.pop_front();
+        if (!t || !t.out(0).has_targets()) continue;
+        auto p = order_of(t);
+        if (!p) continue;
+        if (merge_with_producer(graph, t, *p)) {
+            changed = true;
+            work.push_back(t.id());
+            continue;
         }
-        if (!moved) break;
-        changed = true;
-        graph.remove_dead_nodes();
+        changed |= merge_siblings(t, *p);
+        // A Transpose reading this one may merge with it now.
+        for (const InPort& target : t.out(0).targets())
+            if (target.node().is("Transpose")) work.push_back(target.node().id());
+        std::vector<Node> moved_past;
+        changed |= sink(graph, t, *p, moved_past);
+        for (const Node& op : moved_past)
+            for (const InPort& target : op.out(0).targets())
+                if (target.node().is("Transpose")) work.push_back(target.node().id());
     }
+    if (changed) graph.remove_dead_nodes();
     return changed;
 }
 

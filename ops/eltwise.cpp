@@ -455,6 +455,50 @@ OpSchema convert() {
     return s;
 }
 
+// FakeQuantize-1: x clamped to [input_low, input_high] and rounded to one of `levels` evenly
+// spaced values, mapped onto [output_low, output_high]; the ranges broadcast against x (numpy).
+// In the element type, rounding half to even, as OpenVINO's reference computes it.
+OpSchema fake_quantize() {
+    OpSchema s = make_schema("FakeQuantize", "FakeQuantize", "opset1", 5, 5, 1,
+                             {{"levels", AttrKind::Int, {}}, {"auto_broadcast", AttrKind::String, std::string("numpy")}});
+    s.infer = [](InferContext& c) {
+        check_type(c, 0, Accepts::Float);
+        if (c.attr<int64_t>("levels") < 2) c.fail("levels must be at least 2");
+        ElementType t = merge_types(c, {0, 1, 2, 3, 4});
+        PartialShape out = c.in_shape(0);
+        for (size_t i = 1; i < 5; ++i) out = broadcast_shapes(c, out, c.in_shape(i));
+        c.set_output(0, t, out);
+    };
+    s.eval = half_via_f32([](const Node& n, const std::vector<Tensor>& in) {
+        Shape shape = eval_broadcast(n, {&in[0], &in[1], &in[2], &in[3], &in[4]});
+        Tensor out = Tensor::allocate(in[0].type(), shape);
+        const auto steps = static_cast<double>(n.attr<int64_t>("levels") - 1);
+        dispatch_type(in[0].type(), [&]<typename T>() {
+            if constexpr (std::is_floating_point_v<T>) {
+                const T *x = in[0].data<T>(), *il = in[1].data<T>(), *ih = in[2].data<T>(), *ol = in[3].data<T>(),
+                        *oh = in[4].data<T>();
+                const T levels_minus_one = static_cast<T>(steps);
+                T* po = out.mutable_data<T>();
+                for_each_broadcast_n(shape, {in[0].shape(), in[1].shape(), in[2].shape(), in[3].shape(), in[4].shape()},
+                                     [&](int64_t i, const std::vector<int64_t>& o) {
+                                         const T v = x[o[0]], lo = il[o[1]], hi = ih[o[2]], olo = ol[o[3]], ohi = oh[o[4]];
+                                         if (v <= std::min(lo, hi)) po[i] = olo;
+                                         else if (v > std::max(lo, hi)) po[i] = ohi;
+                                         else
+                                             po[i] = static_cast<T>(std::nearbyint((v - lo) / (hi - lo) * levels_minus_one) /
+                                                                        levels_minus_one * (ohi - olo) + olo);
+                                     });
+            } else {
+                throw Error("FakeQuantize of a non-float type", n.describe());
+            }
+        });
+        return std::vector<Tensor>{out};
+    });
+    // The ranges decide every output value: compressing them to f16 would move them.
+    s.precision_sensitive_inputs = {1, 2, 3, 4};
+    return s;
+}
+
 OpSchema select() {
     OpSchema s = make_schema("Select", "Select", "opset1", 3, 3, 1, {{"auto_broadcast", AttrKind::String, std::string("numpy")}});
     s.infer = [](InferContext& c) {
@@ -646,6 +690,7 @@ void register_binary_ops(OpRegistry& r) {
     r.add(binary("LogicalOr", K::Logical, plain_binary([](auto a, auto b) { return a || b; })));
     r.add(binary("LogicalXor", K::Logical, plain_binary([](auto a, auto b) { return bool(a) != bool(b); })));
     r.add(select());
+    r.add(fake_quantize());
     r.add(bitwise_shift("BitwiseLeftShift", true));
     r.add(bitwise_shift("BitwiseRightShift", false));
 }

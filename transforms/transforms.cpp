@@ -18,6 +18,7 @@
 #include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
+#include "transforms/middle/quantization_fusions.hpp"
 #include "transforms/middle/torchvision_ssd.hpp"
 
 namespace mo {
@@ -44,6 +45,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ConstantChainMerge>());
     r.add(std::make_unique<ConvolutionMultiplyFusion>());
     r.add(std::make_unique<PadFusion>());
+    r.add(std::make_unique<QuantizeDequantizeToFakeQuantize>());
     // back
     r.add(std::make_unique<GemmToMatMul>());
     r.add(std::make_unique<FlattenToReshape>());

@@ -51,14 +51,24 @@ TEST(EltwiseOps, RegistersEveryOpOnce) {
     const std::set<std::string> expected = {
         "Abs", "Acos", "Acosh", "Add", "Asin", "Asinh", "Atan", "Atanh", "BitwiseLeftShift", "BitwiseRightShift",
         "Ceiling", "Clamp", "Convert", "Cos",
-        "Cosh", "Divide", "Elu", "Equal", "Erf", "Exp", "Floor", "FloorMod", "Gelu", "Greater", "GreaterEqual",
+        "Cosh", "Divide", "Elu", "Equal", "Erf", "Exp", "FakeQuantize", "Floor", "FloorMod", "Gelu", "Greater", "GreaterEqual",
         "HSigmoid", "HSwish", "HardSigmoid", "Less", "LessEqual", "Log", "LogicalAnd", "LogicalNot", "LogicalOr",
         "LogicalXor", "Maximum", "Minimum", "Mish", "Mod", "Multiply", "Negative", "NotEqual", "Power", "PRelu",
         "Relu", "Round", "Select", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "SoftPlus", "Sqrt",
         "SquaredDifference", "Subtract", "Swish", "Tan", "Tanh"};
-    EXPECT_EQ(r.size(), 59u);
+    EXPECT_EQ(r.size(), 60u);
     auto types = r.types();
     EXPECT_EQ(std::set<std::string>(types.begin(), types.end()), expected);
+}
+
+// levels 3 over [0, 2] -> [0, 4]: below / at the low end gives 0, above the high end 4, inside
+// round((x - 0) / 2 * 2) / 2 * 4 with ties to even: 0.5 -> 0, 1 -> 2, 1.5 -> 4 (2 is even).
+TEST(EltwiseOps, FakeQuantizeClampsRoundsHalfToEvenAndMaps) {
+    auto out = test::run_op("FakeQuantize",
+                            {test::f32({-1, 0, 0.5f, 1, 1.5f, 3}), test::f32({0}), test::f32({2}), test::f32({0}),
+                             test::f32({4})},
+                            {{"levels", int64_t{3}}});
+    EXPECT_EQ(test::values<float>(out[0]), (std::vector<float>{0, 0, 0, 2, 4, 4}));
 }
 
 TEST(EltwiseOps, IrSpellingsAndVersions) {

@@ -42,6 +42,12 @@ void constant_of_shape(ExtractContext& c) {
 void cast(ExtractContext& c) {
     ElementType to = onnx_element_type(static_cast<int32_t>(c.i("to")), c.where());
     if (to == ElementType::dynamic) c.fail("Cast has no target type", "fix the model");
+    // A Cast to the type the input already has (PyTorch puts one between each QuantizeLinear and
+    // DequantizeLinear) is an identity.
+    if (c.input(0).type() == to) {
+        c.set_output(0, c.input(0));
+        return;
+    }
     c.become("Convert", {{"destination_type", to}});
 }
 

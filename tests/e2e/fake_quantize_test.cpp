@@ -75,5 +75,31 @@ TEST(FakeQuantize, QuantizeDequantizePairsBecomeOneFakeQuantize) {
     }
 }
 
+TEST(FakeQuantize, AQuantizedTensorReadTwiceGivesTwoFakeQuantizes) {
+    // As PyTorch exports a residual: q = Q(x); a = DQ(q); b = DQ(q); y = a + b = 2 * dq(q(x)).
+    test::OnnxModelBuilder m(13);
+    m.input("x", {4});
+    m.initializer("scale", {0.1f}, {});
+    m.initializer(test::u8s("zp", {100}, {}));
+    m.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"});
+    m.node("Cast", {"q"}, {"q_cast"}, {{"to", int64_t{onnx::TensorProto::UINT8}}});  // PyTorch's no-op Cast
+    m.node("DequantizeLinear", {"q_cast", "scale", "zp"}, {"a"});
+    m.node("DequantizeLinear", {"q_cast", "scale", "zp"}, {"b"});
+    m.node("Add", {"a", "b"}, {"y"});
+    m.output("y");
+    test::ScratchDir out{"fake_quantize_twice"};
+    ConversionOptions o;
+    o.input_model = m.save("qdq_twice.onnx");
+    o.output_dir = out.path().string();
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    int fq = 0, rounds = 0;
+    for (const Node& n : ir->nodes()) fq += n.is("FakeQuantize"), rounds += n.is("Round");
+    EXPECT_EQ(fq, 2);
+    EXPECT_EQ(rounds, 0);
+    const std::vector<float> x{-12.34f, 0.123f, 5.55f, 30.01f};
+    const auto y = evaluate(*ir, {Tensor::from_vector<float>(x, {4})}).at(0).to_f64();
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(y[i], 2 * reference(x[i], 0.1, 100, false), 1e-5) << i;
+}
+
 }  // namespace
 }  // namespace mo

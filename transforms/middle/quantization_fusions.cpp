@@ -20,7 +20,9 @@ Pattern quantize_dequantize(bool q_zero_point, bool dq_zero_point) {
         last = "add";
     }
     p.node("clamp", {"Clamp"}, {consumers(1)}).edge(last, "clamp", 0);
-    p.node("q", {"Convert"}, {consumers(1)}).edge("clamp", "q", 0);
+    // The quantized tensor may feed several DequantizeLinears (residual branches): each becomes
+    // its own FakeQuantize, and the quantizing half goes once none is left.
+    p.node("q", {"Convert"}).edge("clamp", "q", 0);
     p.node("f", {"Convert"}, {consumers(1)}).edge("q", "f", 0);
     last = "f";
     if (dq_zero_point) {

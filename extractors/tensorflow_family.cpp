@@ -12,11 +12,16 @@ void depth_space(ExtractContext& c, const char* type, bool nhwc) {
     c.set_output(0, nhwc ? transpose(c, "", y, kToNhwc) : y);
 }
 
+namespace {
+
+// A TensorFlow bit mask (begin_mask, shrink_axis_mask, ...) as OpenVINO's per-axis 0 / 1 list.
 std::vector<int64_t> bit_mask(int64_t mask, size_t axes) {
     std::vector<int64_t> v(axes);
     for (size_t i = 0; i < axes; ++i) v[i] = (mask >> i) & 1;
     return v;
 }
+
+}  // namespace
 
 void pad(ExtractContext& c, const std::string& mode) {
     std::vector<int64_t> p = c.input_ints(1);
@@ -38,6 +43,22 @@ void slice_begin_size(ExtractContext& c) {
     }
     c.set_output(0, c.op("Slice", "", {c.input(0), c.i64s("start", begin), c.i64s("stop", stop),
                                        c.i64s("step", std::vector<int64_t>(begin.size(), 1)), c.i64s("axes", axes)}));
+}
+
+void strided_slice(ExtractContext& c, const OutPort& end) {
+    const size_t n = c.input_ints(1).size();
+    AttrMap masks;
+    for (const char* mask : {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask"})
+        masks[mask] = bit_mask(c.i(mask, 0), n);
+    c.set_output(0, c.op("StridedSlice", "", {c.input(0), c.input(1), end, c.input(3)}, masks));
+}
+
+void unpack(ExtractContext& c, int64_t axis, int64_t num) {
+    Node s = c.add("Split", "split", {c.input(0), c.i64("split/axis", axis)}, {{"num_splits", num}});
+    s.set_output_count(static_cast<size_t>(num));
+    for (size_t j = 0; j < c.output_count(); ++j)
+        c.set_output(j, c.op("Squeeze", "squeeze" + std::to_string(j),
+                             {s.out(j), c.i64s("squeeze" + std::to_string(j) + "/axes", {axis})}));
 }
 
 void pack(ExtractContext& c, int64_t axis) {

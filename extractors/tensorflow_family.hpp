@@ -20,15 +20,19 @@ OutPort transpose(ExtractContext& c, const std::string& suffix, const OutPort& x
 // OpenVINO's blocks_first; an NHWC input goes between Transposes.
 void depth_space(ExtractContext& c, const char* type, bool nhwc);
 
-// A TensorFlow bit mask (begin_mask, shrink_axis_mask, ...) as OpenVINO's per-axis 0 / 1 list.
-std::vector<int64_t> bit_mask(int64_t mask, size_t axes);
-
 // Pad(x = input 0, paddings = input 1 [rank, 2] constant [, value = input 2]) in `mode`
 // (constant, reflect, symmetric).
 void pad(ExtractContext& c, const std::string& mode);
 
 // Slice(x = input 0, begin = input 1, size = input 2), size -1 meaning to the end.
 void slice_begin_size(ExtractContext& c);
+
+// StridedSlice(x = input 0, begin = input 1, `end`, strides = input 3) with the node's
+// TensorFlow bit masks (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask).
+void strided_slice(ExtractContext& c, const OutPort& end);
+
+// Input 0 split into `num` along `axis`, each part squeezed there (Unpack / UNPACK).
+void unpack(ExtractContext& c, int64_t axis, int64_t num);
 
 // Every input unsqueezed at `axis`, then concatenated there.
 void pack(ExtractContext& c, int64_t axis);

@@ -7,16 +7,6 @@ namespace mo {
 
 namespace {
 
-void strided_slice(ExtractContext& c) {
-    const size_t n = c.input_ints(1).size();
-    c.set_output(0, c.op("StridedSlice", "", {c.input(0), c.input(1), c.input(2), c.input(3)},
-                         {{"begin_mask", tf_family::bit_mask(c.i("begin_mask", 0), n)},
-                          {"end_mask", tf_family::bit_mask(c.i("end_mask", 0), n)},
-                          {"new_axis_mask", tf_family::bit_mask(c.i("new_axis_mask", 0), n)},
-                          {"shrink_axis_mask", tf_family::bit_mask(c.i("shrink_axis_mask", 0), n)},
-                          {"ellipsis_mask", tf_family::bit_mask(c.i("ellipsis_mask", 0), n)}}));
-}
-
 void outputs_of(ExtractContext& c, Node n) {
     n.set_output_count(c.output_count());
     for (size_t j = 0; j < c.output_count(); ++j) c.set_output(j, n.out(j));
@@ -49,7 +39,7 @@ void select(ExtractContext& c, bool v1) {
 }  // namespace
 
 void register_tf_slice_gather(ExtractorRegistry& r) {
-    r.add({"tf", "", "StridedSlice", 1, INT64_MAX, strided_slice});
+    r.add({"tf", "", "StridedSlice", 1, INT64_MAX, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
     r.add({"tf", "", "Slice", 1, INT64_MAX, tf_family::slice_begin_size});
     r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
                outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", c.i("num_split")}}));
@@ -57,14 +47,8 @@ void register_tf_slice_gather(ExtractorRegistry& r) {
     r.add({"tf", "", "SplitV", 1, INT64_MAX, [](ExtractContext& c) {
                outputs_of(c, c.add("VariadicSplit", "", {c.input(0), c.input(2), c.input(1)}));
            }});
-    r.add({"tf", "", "Unpack", 1, INT64_MAX, [](ExtractContext& c) {
-               const int64_t axis = c.i("axis", 0), num = c.i("num");
-               Node s = c.add("Split", "split", {c.input(0), c.i64("split/axis", axis)}, {{"num_splits", num}});
-               s.set_output_count(static_cast<size_t>(num));
-               for (size_t j = 0; j < c.output_count(); ++j)
-                   c.set_output(j, c.op("Squeeze", "squeeze" + std::to_string(j),
-                                        {s.out(j), c.i64s("squeeze" + std::to_string(j) + "/axes", {axis})}));
-           }});
+    r.add({"tf", "", "Unpack", 1, INT64_MAX,
+           [](ExtractContext& c) { tf_family::unpack(c, c.i("axis", 0), c.i("num")); }});
     r.add({"tf", "", "GatherV2", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.input(2)}, {{"batch_dims", c.i("batch_dims", 0)}}));
            }});

@@ -23,10 +23,11 @@ AttrMap window_attrs(ExtractContext& c, bool with_dilations) {
     return a;
 }
 
-// conv_out (NCHW) + bias (input 2, [C]), the fused activation, then back to NHWC.
-void finish_conv(ExtractContext& c, OutPort y) {
-    if (c.has_input(2)) {
-        OutPort bias = c.op("Reshape", "bias", {c.input(2), c.i64s("bias/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
+// conv_out (NCHW) + bias (input `bias_input`, [C]), the fused activation, then back to NHWC.
+void finish_conv(ExtractContext& c, OutPort y, size_t bias_input = 2) {
+    if (c.has_input(bias_input)) {
+        OutPort bias = c.op("Reshape", "bias", {c.input(bias_input), c.i64s("bias/shape", {1, -1, 1, 1})},
+                            {{"special_zero", false}});
         y = c.op("Add", "biased", {y, bias});
     }
     y = tflite_activation(c, y, "activation");
@@ -83,12 +84,7 @@ void transpose_conv(ExtractContext& c) {
     OutPort w = transpose(c, "weights", c.input(1), {3, 0, 1, 2});  // -> [I, O, H, W]
     OutPort y = tf_family::transposed_conv(c, c.input(2), w, {ws[1].get_length(), ws[2].get_length()}, c.input_ints(0),
                                            {c.i("stride_h", 1), c.i("stride_w", 1)}, c.i("padding", 0) == 0);
-    if (c.has_input(3)) {
-        OutPort bias = c.op("Reshape", "bias", {c.input(3), c.i64s("bias/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
-        y = c.op("Add", "biased", {y, bias});
-    }
-    y = tflite_activation(c, y, "activation");
-    c.set_output(0, transpose(c, "", y, kToNhwc));
+    finish_conv(c, y, 3);
 }
 
 // y = x W^T + b; without keep_num_dims the input is flattened to [-1, K] first.

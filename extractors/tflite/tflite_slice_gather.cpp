@@ -7,17 +7,9 @@ namespace mo {
 
 namespace {
 
+// STRIDED_SLICE; with `offset` the end is relative to the begin.
 void strided_slice(ExtractContext& c) {
-    const auto begin = c.input_ints(1);
-    const size_t n = begin.size();
-    OutPort end = c.input(2);
-    if (c.i("offset", 0)) end = c.op("Add", "end", {c.input(1), c.input(2)});  // end is relative to begin
-    c.set_output(0, c.op("StridedSlice", "", {c.input(0), c.input(1), end, c.input(3)},
-                         {{"begin_mask", tf_family::bit_mask(c.i("begin_mask", 0), n)},
-                          {"end_mask", tf_family::bit_mask(c.i("end_mask", 0), n)},
-                          {"new_axis_mask", tf_family::bit_mask(c.i("new_axis_mask", 0), n)},
-                          {"shrink_axis_mask", tf_family::bit_mask(c.i("shrink_axis_mask", 0), n)},
-                          {"ellipsis_mask", tf_family::bit_mask(c.i("ellipsis_mask", 0), n)}}));
+    tf_family::strided_slice(c, c.i("offset", 0) ? c.op("Add", "end", {c.input(1), c.input(2)}) : c.input(2));
 }
 
 // SPLIT(axis, x; num_splits), SPLIT_V(x, size_splits, axis)
@@ -34,14 +26,6 @@ void gather(ExtractContext& c) {
                          {{"batch_dims", c.i("batch_dims", 0)}}));
 }
 
-// UNPACK: Split into `num` along axis, each squeezed.
-void unpack(ExtractContext& c) {
-    const int64_t axis = c.i("axis", 0), num = c.i("num", static_cast<int64_t>(c.output_count()));
-    Node s = c.add("Split", "split", {c.input(0), c.i64("split/axis", axis)}, {{"num_splits", num}});
-    s.set_output_count(static_cast<size_t>(num));
-    for (size_t j = 0; j < c.output_count(); ++j)
-        c.set_output(j, c.op("Squeeze", "squeeze" + std::to_string(j), {s.out(j), c.i64s("squeeze" + std::to_string(j) + "/axes", {axis})}));
-}
 
 // ARG_MAX / ARG_MIN: output_type INT32 (2) or INT64.
 void arg_extreme(ExtractContext& c, const char* mode) {
@@ -57,7 +41,9 @@ void register_tflite_slice_gather(ExtractorRegistry& r) {
     r.add({"tflite", "", "SPLIT_V", 1, INT64_MAX, [](ExtractContext& c) { split(c, true); }});
     r.add({"tflite", "", "GATHER", 1, INT64_MAX, gather});
     r.add({"tflite", "", "PACK", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
-    r.add({"tflite", "", "UNPACK", 1, INT64_MAX, unpack});
+    r.add({"tflite", "", "UNPACK", 1, INT64_MAX, [](ExtractContext& c) {
+               tf_family::unpack(c, c.i("axis", 0), c.i("num", static_cast<int64_t>(c.output_count())));
+           }});
     r.add({"tflite", "", "TILE", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Tile", "", {c.input(0), c.input(1)})); }});
     r.add({"tflite", "", "BATCH_MATMUL", 1, INT64_MAX, [](ExtractContext& c) {

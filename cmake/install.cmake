@@ -12,7 +12,7 @@ set(MO_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/mo/plugins)
 set(MO_PUBLIC_HEADERS
   core/api.hpp core/attributes.hpp core/element_type.hpp core/error.hpp core/float16.hpp
   core/framework_attributes.hpp core/graph.hpp core/log.hpp core/mapped_file.hpp core/op_schema.hpp
-  core/options.hpp core/shape.hpp core/tensor.hpp
+  core/options.hpp core/shape.hpp core/subgraph.hpp core/tensor.hpp
   extractors/extract_context.hpp extractors/extractor_registry.hpp
   loaders/loader_registry.hpp
   transforms/configured.hpp transforms/pattern.hpp transforms/registry.hpp transforms/transformation.hpp)

@@ -25,7 +25,7 @@
 #include "ops/ops.hpp"
 #include "tools/convert.hpp"
 #include "validate/compare.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo::conformance {
 

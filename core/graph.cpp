@@ -29,6 +29,7 @@ struct NodeData {
     std::vector<std::string> fused_names;
     std::map<std::string, std::string> rt_info;
     Vertex vertex{};
+    std::vector<Body> bodies;
     bool needs_infer = true;
     // Scratch state of whole-graph walks (topological_order, remove_dead_nodes), kept here so
     // that a walk allocates nothing per node: a walk owns it for its duration.
@@ -116,11 +117,31 @@ std::map<std::string, std::string>& Node::rt_info() const { return d_->rt_info; 
 
 bool Node::needs_infer() const { return d_->needs_infer; }
 void Node::set_inferred() const { d_->needs_infer = false; }
+void Node::set_needs_infer() const { d_->needs_infer = true; }
+
+std::vector<Body>& Node::bodies() const { return d_->bodies; }
+
+Body& Node::add_body(std::string role) const {
+    Graph& outer = *d_->graph;
+    Body body;
+    body.role = std::move(role);
+    body.graph = std::make_unique<Graph>(outer.ops());
+    body.graph->owner_ = *this;
+    body.graph->owner_role_ = body.role;
+    body.graph->source_path = outer.source_path;
+    body.graph->source_framework = outer.source_framework;
+    d_->bodies.push_back(std::move(body));
+    d_->needs_infer = true;
+    outer.note_change();
+    return d_->bodies.back();
+}
 
 std::string Node::describe() const {
     std::string t = d_->op ? d_->op->type : "?";
     if (!d_->framework.type.empty() && d_->op && d_->op->type == "FrameworkNode") t = d_->framework.type;
-    return "node '" + d_->name + "' (" + t + ")";
+    std::string text = "node '" + d_->name + "' (" + t + ")";
+    if (Node owner = d_->graph->owner()) text += " in the " + d_->graph->owner_role() + " of " + owner.describe();
+    return text;
 }
 
 // ---------------------------------------------------------------- ports
@@ -360,6 +381,17 @@ size_t Graph::remove_dead_nodes() {
         if (d->walk_epoch != live) dead.emplace_back(d.get());
     for (Node n : dead) remove_node(n);
     return dead.size();
+}
+
+void remove_body_parameter(Body& body, size_t parameter) {
+    Graph& g = *body.graph;
+    MO_ASSERT(parameter < g.parameters().size(), "body has no Parameter ", parameter);
+    Node p = g.parameters()[parameter];
+    MO_ASSERT(!p.out(0).has_targets(), p.describe(), " is still used");
+    g.remove_node(p);  // also drops it from parameters()
+    std::erase_if(body.inputs, [&](const BodyInput& in) { return in.parameter == parameter; });
+    for (BodyInput& in : body.inputs)
+        if (in.parameter > parameter) --in.parameter;
 }
 
 void InferContext::fail(const std::string& what, const std::string& hint) const {

@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/framework_attributes.hpp"
 #include "core/op_schema.hpp"
+#include "core/subgraph.hpp"
 #include "core/tensor.hpp"
 
 namespace mo {
@@ -97,6 +98,12 @@ public:
     // inference clears it after inferring the node).
     bool needs_infer() const;
     void set_inferred() const;
+    void set_needs_infer() const;
+
+    // Bodies of a sub-graph op (If, Loop, TensorIterator), in the op's order; empty for others.
+    std::vector<Body>& bodies() const;
+    // Adds an empty body graph owned by this node (its Parameters and Results are added later).
+    Body& add_body(std::string role) const;
 
 private:
     friend class Graph;
@@ -168,6 +175,10 @@ public:
     Graph& operator=(const Graph&) = delete;
 
     const OpRegistry& ops() const { return *ops_; }
+    // The node whose body this graph is; empty for the model's graph.
+    Node owner() const { return owner_; }
+    const std::string& owner_role() const { return owner_role_; }
+    void set_owner_role(std::string role) { owner_role_ = std::move(role); }
 
     // Adds an unconnected node. Input/output counts default to the schema's minimum / count.
     Node add_node(const OpSchema& op, std::string name);
@@ -220,10 +231,15 @@ private:
     Impl& impl() const { return *impl_; }
 
     const OpRegistry* ops_;
+    Node owner_;
+    std::string owner_role_;
     std::unique_ptr<Impl> impl_;
     std::vector<Node> parameters_, results_;
     uint64_t change_count_ = 0;
 };
+
+// Removes an unused body Parameter and its port map entry; later Parameters move up by one.
+MO_API void remove_body_parameter(Body& body, size_t parameter);
 
 // What an op's shape inference sees and sets.
 class MO_API InferContext {

@@ -55,10 +55,9 @@ std::vector<Node> layer_order(const Graph& graph) {
 }
 
 // Everything that would make the IR unreadable is reported before a byte is written.
-void check_emittable(const std::vector<Node>& layers) {
-    std::vector<std::string> internal;
-    Node first_internal;
+void collect_internal(const std::vector<Node>& layers, std::vector<std::string>& internal, Node& first_internal) {
     for (const Node& n : layers) {
+        for (const Body& body : n.bodies()) collect_internal(layer_order(*body.graph), internal, first_internal);
         if (n.op().is_internal()) {
             if (!first_internal) first_internal = n;
             internal.push_back(n.describe());
@@ -76,6 +75,12 @@ void check_emittable(const std::vector<Node>& layers) {
                             n.describe());
         }
     }
+}
+
+void check_emittable(const std::vector<Node>& layers) {
+    std::vector<std::string> internal;
+    Node first_internal;
+    collect_internal(layers, internal, first_internal);
     if (!internal.empty()) {
         std::string list;
         for (const auto& d : internal) list += (list.empty() ? "" : ", ") + d;
@@ -205,6 +210,9 @@ private:
 
 using Edge = std::array<uint64_t, 4>;  // from-layer, from-port, to-layer, to-port
 
+void append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin, std::unordered_map<uint64_t, size_t>& layer_id);
+void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin);
+
 // <layer> with its <data>, <rt_info> and ports; records the edges into it.
 void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id,
                   const std::unordered_map<uint64_t, size_t>& layer_id, BinWriter& bin, std::vector<Edge>& edges) {
@@ -230,6 +238,7 @@ void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id,
         pugi::xml_node output = layer.append_child("output");
         for (size_t j = 0; j < n.output_count(); ++j) append_port(output, n_in + j, n.out(j).data(), true);
     }
+    if (!n.bodies().empty()) append_bodies(layer, n, bin);
 }
 
 // <edges>, sorted so the same graph always gives the same bytes.
@@ -245,13 +254,74 @@ void append_edges(pugi::xml_node& net, std::vector<Edge>& edges) {
     }
 }
 
+void append_slicing(pugi::xml_node entry, int64_t axis, int64_t start, int64_t end, int64_t stride, int64_t part_size) {
+    entry.prepend_attribute("axis") = std::to_string(axis).c_str();
+    entry.append_attribute("start") = std::to_string(start).c_str();
+    entry.append_attribute("end") = std::to_string(end).c_str();
+    entry.append_attribute("stride") = std::to_string(stride).c_str();
+    entry.append_attribute("part_size") = std::to_string(part_size).c_str();
+}
+
+pugi::xml_node append_map_entry(pugi::xml_node port_map, const char* kind, int64_t external, size_t internal) {
+    pugi::xml_node e = port_map.append_child(kind);
+    e.append_attribute("external_port_id") = std::to_string(external).c_str();
+    e.append_attribute("internal_layer_id") = std::to_string(internal).c_str();
+    return e;
+}
+
+// <port_map> (If: <then_port_map> / <else_port_map>), <back_edges> and the body itself, in the
+// form OpenVINO's serializer writes: entries name body layers by id; output external ids count
+// after the node's inputs; the current iteration and the condition come last, with their purpose.
+void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin) {
+    for (const Body& body : n.bodies()) {
+        const std::string prefix = body.role == "body" ? "" : body.role.substr(0, body.role.find('_') + 1);
+        std::unordered_map<uint64_t, size_t> ids;
+        pugi::xml_node xml_body = layer.append_child(body.role.c_str());
+        append_graph(xml_body, *body.graph, bin, ids);
+        auto param_id = [&](size_t p) { return ids.at(body.graph->parameters().at(p).id()); };
+        auto result_id = [&](size_t r) { return ids.at(body.graph->results().at(r).id()); };
+
+        pugi::xml_node port_map = layer.insert_child_before((prefix + "port_map").c_str(), xml_body);
+        pugi::xml_node back_edges;
+        for (const BodyInput& in : body.inputs) {
+            if (in.kind == BodyInput::Kind::CurrentIteration) continue;
+            pugi::xml_node e = append_map_entry(port_map, "input", static_cast<int64_t>(in.external), param_id(in.parameter));
+            if (in.kind == BodyInput::Kind::Sliced) append_slicing(e, in.axis, in.start, in.end, in.stride, in.part_size);
+            if (in.kind != BodyInput::Kind::Merged) continue;
+            if (!back_edges) back_edges = layer.insert_child_after("back_edges", port_map);
+            pugi::xml_node edge = back_edges.append_child("edge");
+            edge.append_attribute("from-layer") = std::to_string(result_id(in.result)).c_str();
+            edge.append_attribute("to-layer") = std::to_string(param_id(in.parameter)).c_str();
+        }
+        for (const BodyOutput& out : body.outputs) {
+            if (out.kind == BodyOutput::Kind::Condition) continue;
+            pugi::xml_node e = append_map_entry(port_map, "output", static_cast<int64_t>(n.input_count() + out.external),
+                                                result_id(out.result));
+            if (out.kind == BodyOutput::Kind::Concat) append_slicing(e, out.axis, out.start, out.end, out.stride, out.part_size);
+        }
+        for (const BodyInput& in : body.inputs)
+            if (in.kind == BodyInput::Kind::CurrentIteration)
+                append_map_entry(port_map, "input", -1, param_id(in.parameter)).append_attribute("purpose") = "current_iteration";
+        for (const BodyOutput& out : body.outputs)
+            if (out.kind == BodyOutput::Kind::Condition)
+                append_map_entry(port_map, "output", -1, result_id(out.result)).append_attribute("purpose") = "execution_condition";
+    }
+}
+
+// <layers> and <edges> of a graph (the model's or a body) under `parent`.
+void append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin, std::unordered_map<uint64_t, size_t>& layer_id) {
+    const std::vector<Node> layers = layer_order(graph);
+    for (size_t i = 0; i < layers.size(); ++i) layer_id.emplace(layers[i].id(), i);
+    pugi::xml_node xml_layers = parent.append_child("layers");
+    std::vector<Edge> edges;
+    for (size_t id = 0; id < layers.size(); ++id) append_layer(xml_layers, layers[id], id, layer_id, bin, edges);
+    append_edges(parent, edges);
+}
+
 }  // namespace
 
 EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
-    const std::vector<Node> layers = layer_order(graph);
-    check_emittable(layers);
-    std::unordered_map<uint64_t, size_t> layer_id;
-    for (size_t i = 0; i < layers.size(); ++i) layer_id.emplace(layers[i].id(), i);
+    check_emittable(layer_order(graph));
 
     StagedFile bin_file(options.bin_path);
     StagedFile xml_file(options.xml_path);
@@ -261,12 +331,9 @@ EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
     pugi::xml_node net = doc.append_child("net");
     net.append_attribute("name") = options.model_name.c_str();
     net.append_attribute("version") = "11";
-    pugi::xml_node xml_layers = net.append_child("layers");
-    std::vector<Edge> edges;
-
-    for (size_t id = 0; id < layers.size(); ++id) append_layer(xml_layers, layers[id], id, layer_id, bin, edges);
+    std::unordered_map<uint64_t, size_t> layer_id;
+    append_graph(net, graph, bin, layer_id);
     bin.flush();
-    append_edges(net, edges);
     append_model_rt_info(net, options);
 
     FdXmlWriter writer(xml_file.fd());
@@ -283,9 +350,11 @@ EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
         bin_file.remove_committed();
         throw;
     }
-    MO_LOG(Info, "IR written: ", layers.size(), " layers, ", edges.size(), " edges, ", bin.bytes_written(),
-           " weight bytes (", bin.deduplicated_blobs(), " duplicate constants stored once)");
-    return EmitStats{layers.size(), edges.size(), static_cast<size_t>(bin.bytes_written())};
+    const size_t layers = layer_id.size();
+    const size_t edges = static_cast<size_t>(std::distance(net.child("edges").begin(), net.child("edges").end()));
+    MO_LOG(Info, "IR written: ", layers, " layers, ", edges, " edges, ", bin.bytes_written(), " weight bytes (",
+           bin.deduplicated_blobs(), " duplicate constants stored once)");
+    return EmitStats{layers, edges, static_cast<size_t>(bin.bytes_written())};
 }
 
 }  // namespace mo

@@ -99,6 +99,8 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
 
 void extract(Graph& graph, const ExtractorRegistry& extractors) {
     for (const Node& n : graph.topological_order()) {
+        // Bodies first: the owner's extractor maps their inputs and outputs.
+        for (Body& body : n.bodies()) extract(*body.graph, extractors);
         if (!n.is("FrameworkNode")) try_infer(n);
         else if (const Extractor* e = extractor_of(n, extractors)) run_extractor(graph, n, *e);
     }

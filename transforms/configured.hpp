@@ -53,6 +53,8 @@ public:
 
     // Matches every entry first (an entry that matches nothing is an error, before anything is
     // replaced), then calls replace_sub_graph() for each match (`general`: once, empty match).
+    // Configured points and scopes name nodes of the model's graph.
+    bool wants_bodies() const override { return false; }
     bool run(Graph& graph, const TransformContext& ctx) final;
     virtual bool replace_sub_graph(Graph& graph, const ConfigEntry& entry, const SubgraphMatch& match,
                                    const TransformContext& ctx) = 0;

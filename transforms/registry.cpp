@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <map>
 #include <queue>
@@ -222,9 +223,11 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const
     }
     const Transformation* inference = find(kPartialInferenceId);
     bool inference_done = false;
-    auto run_one = [&](const Transformation& t) {
+    // Runs `t` on `g`, then on the bodies of g's nodes when it wants them.
+    std::function<bool(const Transformation&, Graph&)> run_in = [&](const Transformation& t, Graph& g) {
+        bool changed = false;
         try {
-            return const_cast<Transformation&>(t).run(graph, ctx);
+            changed = const_cast<Transformation&>(t).run(g, ctx);
         } catch (const Error& e) {
             throw e.with_context("transformation '" + t.id() + "'");
         } catch (const std::logic_error&) {
@@ -232,7 +235,17 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const
         } catch (const std::exception& e) {
             throw Error(e.what(), "transformation '" + t.id() + "'");
         }
+        if (t.force_clean_up()) g.remove_dead_nodes();
+        if (!t.wants_bodies()) return changed;
+        for (const Node& n : g.nodes())
+            for (Body& body : n.bodies())
+                if (run_in(t, *body.graph)) {
+                    n.set_needs_infer();
+                    changed = true;
+                }
+        return changed;
     };
+    auto run_one = [&](const Transformation& t) { return run_in(t, graph); };
     for (const Transformation* t : sequence) {
         if (is_anchor(t->id())) continue;
         if (!is_enabled(*t)) {
@@ -247,7 +260,6 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const
         uint64_t changes_before = graph.change_count();
         size_t nodes_before = graph.node_count();
         bool changed = run_one(*t);
-        if (t->force_clean_up()) graph.remove_dead_nodes();
         if (t == inference) {
             inference_done = true;
         } else if (inference_done && inference && is_enabled(*inference) && (changed || t->force_shape_inference())) {

@@ -41,6 +41,10 @@ public:
     virtual bool enabled() const { return true; }
     // Skipped when false (e.g. only for NHWC sources).
     virtual bool condition(const Graph&, const TransformContext&) const { return true; }
+    // Also run on the bodies of If / Loop / TensorIterator nodes (after the graph that owns
+    // them; their owner is re-inferred when a body changed). Passes about the model's inputs
+    // and outputs, or that infer bodies through their owner, say no.
+    virtual bool wants_bodies() const { return true; }
     // Remove dead nodes afterwards.
     virtual bool force_clean_up() const { return false; }
     // Re-run shape inference afterwards (also done automatically after partial inference has

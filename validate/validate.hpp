@@ -9,7 +9,7 @@
 #include "core/api.hpp"
 #include "core/graph.hpp"
 #include "validate/compare.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo {
 

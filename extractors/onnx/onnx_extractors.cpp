@@ -20,6 +20,7 @@ void register_onnx_extractors(ExtractorRegistry& r) {
     register_onnx_quantization(r);
     register_onnx_sampling(r);
     register_onnx_detection(r);
+    register_onnx_control_flow(r);
 }
 
 }  // namespace mo

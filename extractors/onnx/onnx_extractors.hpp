@@ -25,5 +25,6 @@ void register_onnx_misc(ExtractorRegistry& r);
 void register_onnx_quantization(ExtractorRegistry& r);
 void register_onnx_sampling(ExtractorRegistry& r);
 void register_onnx_detection(ExtractorRegistry& r);
+void register_onnx_control_flow(ExtractorRegistry& r);
 
 }  // namespace mo

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <optional>
 #include <pugixml.hpp>
 #include <unordered_map>
 
@@ -40,6 +42,16 @@ struct Layer {
     std::vector<bool> input_fed;
 };
 
+// The layers of one graph: the model's (<net>) or a body of an If, Loop or TensorIterator.
+struct GraphLayers {
+    Graph* graph = nullptr;
+    std::string where;  // "<file>" or "<file>: body of layer 'x' (id N)"
+    std::vector<Layer> layers;
+    std::unordered_map<uint64_t, size_t> index_of_id;  // XML layer id -> layers index
+    std::unordered_map<uint64_t, size_t> layer_index;  // Node id -> layers index
+    std::unordered_map<uint64_t, std::vector<std::unique_ptr<GraphLayers>>> bodies;  // owner Node id -> its bodies
+};
+
 class IrReader {
 public:
     IrReader(std::string xml_path, const OpRegistry& ops) : path_(std::move(xml_path)), ops_(ops) {
@@ -71,21 +83,32 @@ public:
         graph_ = std::make_unique<Graph>(ops_);
         graph_->source_path = path_;
         graph_->source_framework = "ir";
-        for (pugi::xml_node l : layers.children("layer")) read_layer(l);
-        for (pugi::xml_node e : net.child("edges").children("edge")) read_edge(e);
-        for (Layer& l : layers_)
-            for (size_t i = 0; i < l.input_fed.size(); ++i)
-                if (!l.input_fed[i])
-                    fail(l, "input port " + std::to_string(l.inputs[i].id) + " (input " + std::to_string(i) +
-                                ") has no incoming edge", "every declared input port needs exactly one edge");
-        infer_and_check();
-        MO_LOG(Info, "IR read: ", layers_.size(), " layers from ", path_);
+        GraphLayers top;
+        top.graph = graph_.get();
+        top.where = path_;
+        read_graph(net, top);
+        infer_and_check(top);
+        MO_LOG(Info, "IR read: ", top.layers.size(), " layers from ", path_);
         return std::move(graph_);
     }
 
 private:
+    // Layers, edges and (recursively) bodies of `container` (<net> or <body>) into g.graph.
+    void read_graph(pugi::xml_node container, GraphLayers& g) {
+        GraphLayers* outer = current_;
+        current_ = &g;
+        for (pugi::xml_node l : container.child("layers").children("layer")) read_layer(l);
+        for (pugi::xml_node e : container.child("edges").children("edge")) read_edge(e);
+        for (Layer& l : g.layers)
+            for (size_t i = 0; i < l.input_fed.size(); ++i)
+                if (!l.input_fed[i])
+                    fail(l, "input port " + std::to_string(l.inputs[i].id) + " (input " + std::to_string(i) +
+                                ") has no incoming edge", "every declared input port needs exactly one edge");
+        current_ = outer;
+    }
+
     std::string describe(const Layer& l) const {
-        return path_ + ": layer '" + l.name + "' (id " + std::to_string(l.id) + ", type " + l.type + ")";
+        return current_->where + ": layer '" + l.name + "' (id " + std::to_string(l.id) + ", type " + l.type + ")";
     }
     [[noreturn]] void fail(const Layer& l, const std::string& what, const std::string& hint = {}) const {
         throw Error(what, describe(l), hint);
@@ -107,23 +130,129 @@ private:
         l.type = xml.attribute("type").value();
         for (const char* mandatory : {"id", "name", "type", "version"})
             if (!xml.attribute(mandatory)) {
-                l.id = layers_.size();
-                fail(l, "<layer> number " + std::to_string(layers_.size()) + " is missing mandatory attribute '" +
+                l.id = current_->layers.size();
+                fail(l, "<layer> number " + std::to_string(current_->layers.size()) + " is missing mandatory attribute '" +
                             mandatory + "'");
             }
         l.id = unsigned_attr(l, xml, "id");
-        if (index_of_id_.count(l.id)) fail(l, "layer id " + std::to_string(l.id) + " is used twice");
+        GraphLayers& g = *current_;
+        if (g.index_of_id.count(l.id)) fail(l, "layer id " + std::to_string(l.id) + " is used twice");
         const OpSchema& op = schema_for(l, xml.attribute("version").value());
 
-        l.node = graph_->add_node(op, l.name);
+        l.node = g.graph->add_node(op, l.name);
         read_ports(l, xml, op);
         if (op.type == "Constant") read_constant(l, xml.child("data"));
         else read_data(l, xml.child("data"), op);
         if (version_ > 10) read_rt_info(l, xml.child("rt_info"));
-        if (op.type == "Parameter") graph_->parameters().push_back(l.node);
-        if (op.type == "Result") graph_->results().push_back(l.node);
-        index_of_id_.emplace(l.id, layers_.size());
-        layers_.push_back(std::move(l));
+        if (op.type == "Parameter") g.graph->parameters().push_back(l.node);
+        if (op.type == "Result") g.graph->results().push_back(l.node);
+        if (op.type == "If") {
+            read_body(l, xml, "then_body", "then_port_map");
+            read_body(l, xml, "else_body", "else_port_map");
+        } else if (op.type == "Loop" || op.type == "TensorIterator") {
+            read_body(l, xml, "body", "port_map");
+        }
+        g.index_of_id.emplace(l.id, g.layers.size());
+        g.layers.push_back(std::move(l));
+    }
+
+    int64_t int_attr(const Layer& l, pugi::xml_node n, const char* name, std::optional<int64_t> def = std::nullopt) const {
+        pugi::xml_attribute a = n.attribute(name);
+        if (!a) {
+            if (def) return *def;
+            fail(l, "<" + std::string(n.name()) + "> is missing mandatory attribute '" + name + "'");
+        }
+        try {
+            return parse_ir_int(a.value());
+        } catch (const Error&) {
+            fail(l, "attribute '" + std::string(name) + "' of <" + n.name() + "> is '" + a.value() + "', not an integer");
+        }
+    }
+
+    // One body with its port map, as OpenVINO's reader takes them: inputs with an axis are
+    // sliced, inputs with a back edge merged, the others invariant; outputs with an axis are
+    // concatenated; the purpose attribute marks Loop's current iteration and condition.
+    void read_body(const Layer& l, pugi::xml_node xml, const char* role, const char* map_name) {
+        pugi::xml_node body_xml = xml.child(role);
+        if (!body_xml) fail(l, "<" + std::string(role) + "> is missing");
+        if (!xml.child(map_name)) fail(l, "<" + std::string(map_name) + "> is missing");
+        Body& body = l.node.add_body(role);
+        auto scope = std::make_unique<GraphLayers>();
+        scope->graph = body.graph.get();
+        scope->where = current_->where + ": " + role + " of layer '" + l.name + "' (id " + std::to_string(l.id) + ")";
+        read_graph(body_xml, *scope);
+        auto index_in = [&](const std::vector<Node>& list, uint64_t layer_id, const char* what) {
+            auto it = scope->index_of_id.find(layer_id);
+            if (it != scope->index_of_id.end())
+                for (size_t k = 0; k < list.size(); ++k)
+                    if (list[k] == scope->layers[it->second].node) return k;
+            fail(l, "the " + std::string(map_name) + " names layer " + std::to_string(layer_id) + " of the " + role +
+                        ", which is not a " + what);
+        };
+        const auto& params = body.graph->parameters();
+        const auto& results = body.graph->results();
+        for (pugi::xml_node e : xml.child(map_name).children("input")) {
+            BodyInput in;
+            const int64_t external = int_attr(l, e, "external_port_id");
+            in.parameter = index_in(params, unsigned_attr(l, e, "internal_layer_id"), "Parameter");
+            if (std::string(e.attribute("purpose").value()) == "current_iteration") {
+                in.kind = BodyInput::Kind::CurrentIteration;
+                body.inputs.push_back(in);
+                continue;
+            }
+            if (external < 0 || static_cast<size_t>(external) >= l.inputs.size())
+                fail(l, "the " + std::string(map_name) + " maps input " + std::to_string(external) + ", the layer has " +
+                            std::to_string(l.inputs.size()));
+            in.external = static_cast<size_t>(external);
+            if (e.attribute("axis")) {
+                in.kind = BodyInput::Kind::Sliced;
+                in.axis = int_attr(l, e, "axis");
+                in.start = int_attr(l, e, "start", 0);
+                in.end = int_attr(l, e, "end", -1);
+                in.stride = int_attr(l, e, "stride", 1);
+                in.part_size = int_attr(l, e, "part_size", 1);
+            } else {
+                for (pugi::xml_node edge : xml.child("back_edges").children("edge"))
+                    if (unsigned_attr(l, edge, "to-layer") == unsigned_attr(l, e, "internal_layer_id")) {
+                        in.kind = BodyInput::Kind::Merged;
+                        in.result = index_in(results, unsigned_attr(l, edge, "from-layer"), "Result");
+                    }
+            }
+            body.inputs.push_back(in);
+        }
+        // Outputs are numbered by the order of their external ids; negative ids are not outputs.
+        std::map<int64_t, pugi::xml_node> outputs;
+        for (pugi::xml_node e : xml.child(map_name).children("output")) {
+            const int64_t external = int_attr(l, e, "external_port_id");
+            BodyOutput out;
+            out.result = index_in(results, unsigned_attr(l, e, "internal_layer_id"), "Result");
+            if (external < 0) {
+                if (std::string(e.attribute("purpose").value()) != "execution_condition") continue;
+                out.kind = BodyOutput::Kind::Condition;
+                body.outputs.push_back(out);
+                continue;
+            }
+            if (!outputs.emplace(external, e).second)
+                fail(l, "the " + std::string(map_name) + " maps output " + std::to_string(external) + " twice");
+        }
+        size_t number = 0;
+        for (const auto& [external, e] : outputs) {
+            BodyOutput out;
+            out.external = number++;
+            if (out.external >= l.outputs.size())
+                fail(l, "the " + std::string(map_name) + " maps more outputs than the layer's " + std::to_string(l.outputs.size()));
+            out.result = index_in(results, unsigned_attr(l, e, "internal_layer_id"), "Result");
+            if (e.attribute("axis")) {
+                out.kind = BodyOutput::Kind::Concat;
+                out.axis = int_attr(l, e, "axis");
+                out.start = int_attr(l, e, "start", 0);
+                out.end = int_attr(l, e, "end", -1);
+                out.stride = int_attr(l, e, "stride", 1);
+                out.part_size = int_attr(l, e, "part_size", 1);
+            }
+            body.outputs.push_back(out);
+        }
+        current_->bodies[l.node.id()].push_back(std::move(scope));
     }
 
     const OpSchema& schema_for(const Layer& l, const std::string& version) const {
@@ -237,7 +366,7 @@ private:
         if (size < needed)
             fail(l, "constant size " + std::to_string(size) + " is smaller than the " + std::to_string(needed) +
                         " bytes that " + std::string(ir_name(type)) + " x " + std::to_string(count) + " elements need");
-        if (graph_->keep_alive.empty()) graph_->keep_alive.push_back(bin_);
+        if (graph_->keep_alive.empty()) graph_->keep_alive.push_back(bin_);  // bodies live in graph_ too
         auto view = std::make_shared<ViewBuffer>(bin_, bin_->data() + offset, needed);
         l.node.out(0).set_value(Tensor(type, shape, view));
     }
@@ -270,6 +399,7 @@ private:
         }
         Layer& from = layer_by_id(ends[0], ends[2]);
         Layer& to = layer_by_id(ends[2], ends[0]);
+        if (&from == &to) fail(from, "an edge leaves and enters this layer");
         size_t out = SIZE_MAX, in = SIZE_MAX;
         for (size_t j = 0; j < from.outputs.size(); ++j)
             if (from.outputs[j].id == ends[1]) out = j;
@@ -288,25 +418,27 @@ private:
     }
 
     Layer& layer_by_id(uint64_t id, uint64_t other_end) {
-        auto it = index_of_id_.find(id);
-        if (it == index_of_id_.end())
+        auto it = current_->index_of_id.find(id);
+        if (it == current_->index_of_id.end())
             throw Error("an <edge> between layers " + std::to_string(id) + " and " + std::to_string(other_end) +
-                            " refers to layer " + std::to_string(id) + ", which does not exist", path_);
-        return layers_[it->second];
+                            " refers to layer " + std::to_string(id) + ", which does not exist", current_->where);
+        return current_->layers[it->second];
     }
 
-    const Layer& layer_of(const Node& n) const { return layers_[layer_index_.at(n.id())]; }
-
-    void infer_and_check() {
-        for (size_t i = 0; i < layers_.size(); ++i) layer_index_.emplace(layers_[i].node.id(), i);
+    // Infers the graph (an owner's inference infers its bodies) and checks every declared port,
+    // the bodies' included.
+    void infer_and_check(GraphLayers& g) {
+        GraphLayers* outer = current_;
+        current_ = &g;
+        for (size_t i = 0; i < g.layers.size(); ++i) g.layer_index.emplace(g.layers[i].node.id(), i);
         std::vector<Node> order;
         try {
-            order = graph_->topological_order();
+            order = g.graph->topological_order();
         } catch (const Error& e) {
-            throw e.with_context(path_);
+            throw e.with_context(g.where);
         }
         for (const Node& n : order) {
-            const Layer& l = layer_of(n);
+            const Layer& l = g.layers[g.layer_index.at(n.id())];
             InferContext c(n);
             try {
                 if (n.op().infer) n.op().infer(c);
@@ -318,7 +450,23 @@ private:
             n.set_inferred();
             for (size_t i = 0; i < l.inputs.size(); ++i) check_port(l, l.inputs[i], n.in(i).src().data(), "input");
             for (size_t j = 0; j < l.outputs.size(); ++j) check_port(l, l.outputs[j], n.out(j).data(), "output");
+            if (auto it = g.bodies.find(n.id()); it != g.bodies.end())
+                for (auto& body : it->second) check_body_ports(*body);
         }
+        current_ = outer;
+    }
+
+    // A body was inferred by its owner: only its declared ports are left to check.
+    void check_body_ports(GraphLayers& g) {
+        GraphLayers* outer = current_;
+        current_ = &g;
+        for (const Layer& l : g.layers) {
+            for (size_t i = 0; i < l.inputs.size(); ++i) check_port(l, l.inputs[i], l.node.in(i).src().data(), "input");
+            for (size_t j = 0; j < l.outputs.size(); ++j) check_port(l, l.outputs[j], l.node.out(j).data(), "output");
+            if (auto it = g.bodies.find(l.node.id()); it != g.bodies.end())
+                for (auto& body : it->second) check_body_ports(*body);
+        }
+        current_ = outer;
     }
 
     static std::string dims_text(const std::vector<int64_t>& dims) {
@@ -356,9 +504,7 @@ private:
     int version_ = 11;
     std::unique_ptr<Graph> graph_;
     std::shared_ptr<const MappedFile> bin_;
-    std::vector<Layer> layers_;
-    std::unordered_map<uint64_t, size_t> index_of_id_;  // XML layer id -> layers_ index
-    std::unordered_map<uint64_t, size_t> layer_index_;  // Node id -> layers_ index
+    GraphLayers* current_ = nullptr;  // the graph being read or checked
 };
 
 }  // namespace

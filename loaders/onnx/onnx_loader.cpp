@@ -71,6 +71,21 @@ PartialShape shape_of(const onnx::ValueInfoProto& vi) {
     return PartialShape(std::move(dims));
 }
 
+// One ONNX graph being built: the model's graph, or a body (a GRAPH attribute of If, Loop or
+// Scan). A body reads the values of enclosing graphs by name; each such outer value becomes a
+// Parameter of the body and an input of the node that owns it.
+struct Scope {
+    Graph* graph = nullptr;
+    const onnx::GraphProto* proto = nullptr;
+    Scope* parent = nullptr;
+    Node owner;          // in the parent's graph
+    Body* body = nullptr;  // owner's body built from this scope
+    size_t first_capture = 0;  // owner's inputs from here on are outer values its bodies read
+    std::map<std::string, OutPort> producers;
+    std::map<std::string, int> initializers;
+    std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;  // the model's graph only
+};
+
 class OnnxGraphBuilder {
 public:
     OnnxGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
@@ -83,11 +98,14 @@ public:
         graph_->keep_alive.push_back(parsed_.model);
         graph_->keep_alive.push_back(parsed_.file);
         read_opsets();
-        const auto& g = parsed_.model->graph();
-        for (int i = 0; i < g.initializer_size(); ++i) initializers_.emplace(g.initializer(i).name(), i);
-        add_parameters();
-        add_nodes();
-        add_results();
+        Scope top;
+        top.graph = graph_.get();
+        top.proto = &parsed_.model->graph();
+        top.initializer_raw = std::move(parsed_.initializer_raw);
+        for (int i = 0; i < top.proto->initializer_size(); ++i) top.initializers.emplace(top.proto->initializer(i).name(), i);
+        add_parameters(top);
+        add_nodes(top);
+        add_results(top);
         return std::move(graph_);
     }
 
@@ -107,49 +125,78 @@ private:
             MO_LOG(Warning, "ai.onnx opset ", it->second, " is newer than the tested opsets 7..17: ", path_);
     }
 
-    void add_parameters() {
-        const auto& g = parsed_.model->graph();
+    std::string scope_name(const Scope& s) const {
+        return s.parent ? "the body of node '" + s.owner.name() + "' in " + path_ : path_;
+    }
+
+    Node add_parameter(Scope& s, const std::string& name, ElementType type, const PartialShape& shape) {
+        Node p = s.graph->add_op("Parameter", name, {}, {{"shape", AttrValue(shape)}, {"element_type", AttrValue(type)}});
+        p.out(0).set_type_and_shape(type, shape);
+        p.out(0).names() = {name};
+        s.graph->parameters().push_back(p);
+        s.producers[name] = p.out(0);
+        return p;
+    }
+
+    void add_parameters(Scope& s) {
         std::vector<const onnx::ValueInfoProto*> inputs;
-        for (const auto& vi : g.input())
-            if (!initializers_.count(vi.name())) inputs.push_back(&vi);
+        for (const auto& vi : s.proto->input())
+            if (!s.initializers.count(vi.name())) inputs.push_back(&vi);
         std::vector<PartialShape> shapes;
         for (const auto* vi : inputs) shapes.push_back(shape_of(*vi));
         std::vector<std::string> names;
         for (const auto* vi : inputs) names.push_back(vi->name());
-        apply_input_overrides(names, shapes, options_, path_);
+        if (!s.parent) apply_input_overrides(names, shapes, options_, path_);
         for (size_t i = 0; i < inputs.size(); ++i) {
             const auto& vi = *inputs[i];
-            std::string where = "input '" + vi.name() + "' of " + path_;
+            std::string where = "input '" + vi.name() + "' of " + scope_name(s);
             ElementType type = ElementType::dynamic;
             if (vi.type().has_tensor_type()) type = onnx_element_type(vi.type().tensor_type().elem_type(), where);
             else if (vi.has_type())
                 throw Error("input is not a tensor: sequence, map and optional inputs are not supported", where,
                             "mo supports tensor inputs only");
-            Node p = graph_->add_op("Parameter", vi.name(), {},
-                                    {{"shape", AttrValue(shapes[i])}, {"element_type", AttrValue(type)}});
-            p.out(0).set_type_and_shape(type, shapes[i]);
-            p.out(0).names() = {vi.name()};
-            graph_->parameters().push_back(p);
-            producers_[vi.name()] = p.out(0);
+            add_parameter(s, vi.name(), type, shapes[i]);
         }
     }
 
-    // The producer of a tensor: a node output, a Parameter, or a Constant made from an
-    // initializer on first use.
-    std::optional<OutPort> producer(const std::string& name) {
-        if (auto it = producers_.find(name); it != producers_.end()) return it->second;
-        auto init = initializers_.find(name);
-        if (init == initializers_.end()) return std::nullopt;
+    // The producer of a tensor: a node output, a Parameter, a Constant made from an
+    // initializer on first use, or (in a body) a value of an enclosing graph.
+    std::optional<OutPort> producer(Scope& s, const std::string& name) {
+        if (auto it = s.producers.find(name); it != s.producers.end()) return it->second;
+        auto init = s.initializers.find(name);
+        if (init == s.initializers.end()) return s.parent ? capture(s, name) : std::nullopt;
         int i = init->second;
-        const auto& t = parsed_.model->graph().initializer(i);
-        const auto& raw = parsed_.initializer_raw.empty() ? std::nullopt : parsed_.initializer_raw[i];
-        std::string where = "initializer '" + name + "' of " + path_;
+        const auto& t = s.proto->initializer(i);
+        const auto& raw = s.initializer_raw.empty() ? std::nullopt : s.initializer_raw[i];
+        std::string where = "initializer '" + name + "' of " + scope_name(s);
         Tensor value = raw ? tensors_.read(t, where, parsed_.file, parsed_.file->data() + raw->offset, raw->size)
                            : tensors_.read(t, where);
-        Node c = graph_->add_constant(name, std::move(value));
+        Node c = s.graph->add_constant(name, std::move(value));
         c.out(0).names() = {name};
-        producers_[name] = c.out(0);
+        s.producers[name] = c.out(0);
         return c.out(0);
+    }
+
+    // An outer value read by a body: one more input of the owner (shared by its bodies), and a
+    // body Parameter that receives it unchanged in every iteration.
+    std::optional<OutPort> capture(Scope& s, const std::string& name) {
+        auto outer = producer(*s.parent, name);
+        if (!outer) return std::nullopt;
+        size_t input = SIZE_MAX;
+        for (size_t i = s.first_capture; i < s.owner.input_count(); ++i)
+            if (s.owner.in(i).src() == *outer) input = i;
+        if (input == SIZE_MAX) {
+            input = s.owner.input_count();
+            s.owner.set_input_count(input + 1);
+            s.owner.in(input).connect(*outer);
+        }
+        Node p = add_parameter(s, name, outer->type(), outer->shape());
+        p.out(0).names().clear();  // the tensor name belongs to the outer value
+        BodyInput in;
+        in.external = input;
+        in.parameter = s.graph->parameters().size() - 1;
+        s.body->inputs.push_back(in);
+        return p.out(0);
     }
 
     std::string unique_name(const onnx::NodeProto& n, int index) {
@@ -164,14 +211,14 @@ private:
         return name;
     }
 
-    void add_nodes() {
-        const auto& g = parsed_.model->graph();
-        for (const auto& n : g.node()) named_in_model_.insert(n.name());
+    void add_nodes(Scope& s) {
+        const auto& g = *s.proto;
+        if (!s.parent) collect_names(g);
         std::vector<Node> nodes;
         // First create every node and its outputs, so the model's node order does not matter.
         for (int i = 0; i < g.node_size(); ++i) {
             const auto& n = g.node(i);
-            Node node = graph_->add_node("FrameworkNode", unique_name(n, i));
+            Node node = s.graph->add_node("FrameworkNode", unique_name(n, i));
             auto& fw = node.framework();
             fw.framework = "onnx";
             fw.domain = canonical_domain(n.domain());
@@ -180,7 +227,8 @@ private:
             if (opset == opsets_.end())
                 throw Error("node uses domain '" + (n.domain().empty() ? std::string("ai.onnx") : n.domain()) +
                                 "' which the model does not import",
-                            "node '" + node.name() + "' (" + n.op_type() + ") in " + path_, "fix the model's opset_import");
+                            "node '" + node.name() + "' (" + n.op_type() + ") in " + scope_name(s),
+                            "fix the model's opset_import");
             fw.opset = opset->second;
             fw.record = &n;
             fw.attributes = onnx_attributes(n);
@@ -189,11 +237,11 @@ private:
             for (int j = 0; j < n.output_size(); ++j) {
                 const std::string& t = n.output(j);
                 if (t.empty()) continue;  // an unused optional output
-                if (producers_.count(t) || initializers_.count(t))
-                    throw Error("tensor '" + t + "' is produced twice", "node '" + node.name() + "' in " + path_,
+                if (s.producers.count(t) || s.initializers.count(t))
+                    throw Error("tensor '" + t + "' is produced twice", "node '" + node.name() + "' in " + scope_name(s),
                                 "fix the model: every tensor must have one producer");
                 node.out(j).names() = {t};
-                producers_[t] = node.out(j);
+                s.producers[t] = node.out(j);
             }
             nodes.push_back(node);
         }
@@ -202,23 +250,56 @@ private:
             for (int j = 0; j < n.input_size(); ++j) {
                 const std::string& t = n.input(j);
                 if (t.empty()) continue;  // absent optional input: port stays unconnected
-                auto src = producer(t);
+                auto src = producer(s, t);
                 if (!src)
                     throw Error("input tensor '" + t + "' is produced by no node, input or initializer",
-                                "node '" + nodes[i].name() + "' (" + n.op_type() + ") in " + path_,
+                                "node '" + nodes[i].name() + "' (" + n.op_type() + ") in " + scope_name(s),
                                 "the model is incomplete; re-export it");
                 nodes[i].in(static_cast<size_t>(j)).connect(*src);
+            }
+            add_bodies(s, nodes[i], n);
+        }
+    }
+
+    // Node names of every graph of the model, so generated names avoid them all.
+    void collect_names(const onnx::GraphProto& g) {
+        for (const auto& n : g.node()) {
+            named_in_model_.insert(n.name());
+            for (const auto& a : n.attribute()) {
+                if (a.has_g()) collect_names(a.g());
+                for (const auto& sub : a.graphs()) collect_names(sub);
             }
         }
     }
 
-    void add_results() {
-        for (const auto& vi : parsed_.model->graph().output()) {
-            auto src = producer(vi.name());
+    // GRAPH attributes (If's branches, Loop's and Scan's body) become bodies of the node, in
+    // attribute order; their role is the attribute name until the extractor names them.
+    void add_bodies(Scope& s, Node node, const onnx::NodeProto& n) {
+        const size_t first_capture = node.input_count();
+        for (const auto& a : n.attribute()) {
+            if (!a.has_g()) continue;
+            Scope body;
+            body.parent = &s;
+            body.owner = node;
+            body.first_capture = first_capture;
+            body.body = &node.add_body(a.name());
+            body.graph = body.body->graph.get();
+            body.proto = &a.g();
+            for (int i = 0; i < body.proto->initializer_size(); ++i)
+                body.initializers.emplace(body.proto->initializer(i).name(), i);
+            add_parameters(body);
+            add_nodes(body);
+            add_results(body);
+        }
+    }
+
+    void add_results(Scope& s) {
+        for (const auto& vi : s.proto->output()) {
+            auto src = producer(s, vi.name());
             if (!src)
-                throw Error("graph output '" + vi.name() + "' is produced by no node", path_, "re-export the model");
-            Node r = graph_->add_op("Result", vi.name() + "/sink_port_0", {*src});
-            graph_->results().push_back(r);
+                throw Error("graph output '" + vi.name() + "' is produced by no node", scope_name(s), "re-export the model");
+            Node r = s.graph->add_op("Result", vi.name() + "/sink_port_0", {*src});
+            s.graph->results().push_back(r);
         }
     }
 
@@ -228,8 +309,6 @@ private:
     OnnxTensorReader tensors_;
     ParsedModel parsed_;
     std::map<std::string, int64_t> opsets_;
-    std::map<std::string, int> initializers_;
-    std::map<std::string, OutPort> producers_;
     std::set<std::string> used_names_, named_in_model_;
 };
 

@@ -10,7 +10,7 @@
 #include "extractors/onnx_test_support.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "tools/convert.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo {
 namespace {

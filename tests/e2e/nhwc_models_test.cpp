@@ -12,7 +12,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
 #include "tools/convert.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -12,7 +12,7 @@
 #include "support/op_test_util.hpp"
 #include "support/tflite_model_builder.hpp"
 #include "tools/convert.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo {
 namespace {

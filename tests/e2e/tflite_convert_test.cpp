@@ -10,7 +10,7 @@
 #include "support/graph_builder.hpp"
 #include "support/tflite_model_builder.hpp"
 #include "tools/convert.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo {
 namespace {

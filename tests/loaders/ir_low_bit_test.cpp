@@ -10,7 +10,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo {
 namespace {

@@ -17,7 +17,7 @@
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "tools/convert.hpp"
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 namespace mo {
 namespace {

@@ -1,5 +1,5 @@
 // evaluate(): values computed by hand on small graphs, freeing of intermediates, input errors.
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,15 +6,27 @@
 
 namespace mo {
 
-void report_unsupported_ops(const Graph& graph) {
-    std::map<std::string, std::vector<std::string>> missing;  // "onnx Type (opset N)" -> node names
+namespace {
+
+using Missing = std::map<std::string, std::vector<std::string>>;  // "onnx Type (opset N)" -> node names
+
+// Also looks inside bodies: one unsupported op in a Loop body fails the whole model.
+void collect(const Graph& graph, Missing& missing) {
     for (const Node& n : graph.topological_order()) {
+        for (const Body& body : n.bodies()) collect(*body.graph, missing);
         if (!n.is("FrameworkNode")) continue;
         const auto& fw = n.framework();
         std::string key = fw.framework + " " + (fw.domain.empty() ? "" : fw.domain + ".") + fw.type + " (opset " +
                           std::to_string(fw.opset) + ")";
         missing[key].push_back(n.name());
     }
+}
+
+}  // namespace
+
+void report_unsupported_ops(const Graph& graph) {
+    Missing missing;
+    collect(graph, missing);
     if (missing.empty()) return;
     std::string list;
     for (const auto& [key, names] : missing) {

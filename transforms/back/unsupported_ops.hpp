@@ -19,6 +19,7 @@ public:
     Phase phase() const override { return Phase::Back; }
     std::vector<std::string> run_after() const override { return {anchors::MiddleFinish}; }
     std::vector<std::string> run_before() const override { return {anchors::BackStart}; }
+    bool wants_bodies() const override { return false; }
     bool run(Graph& graph, const TransformContext&) override {
         report_unsupported_ops(graph);
         return false;

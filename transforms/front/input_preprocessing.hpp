@@ -29,6 +29,7 @@ public:
     std::vector<std::string> run_after() const override { return {anchors::FrontStart}; }
     std::vector<std::string> run_before() const override { return {"OutputCut"}; }
     bool force_clean_up() const override { return true; }
+    bool wants_bodies() const override { return false; }
     bool run(Graph& graph, const TransformContext& ctx) override;
 };
 

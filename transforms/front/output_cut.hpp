@@ -13,6 +13,7 @@ public:
     std::string id() const override { return "OutputCut"; }
     Phase phase() const override { return Phase::Front; }
     bool condition(const Graph&, const TransformContext& ctx) const override { return !ctx.options.outputs.empty(); }
+    bool wants_bodies() const override { return false; }
     bool run(Graph& graph, const TransformContext& ctx) override;
 };
 

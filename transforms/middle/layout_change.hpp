@@ -36,6 +36,7 @@ public:
         return graph.source_layout == "NHWC" && !ctx.options.disable_nhwc_to_nchw;
     }
     bool force_clean_up() const override { return true; }
+    bool wants_bodies() const override { return false; }
     bool run(Graph& graph, const TransformContext& ctx) override;
 };
 

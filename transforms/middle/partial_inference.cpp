@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-#include "core/log.hpp"
+#include "core/infer.hpp"
 
 namespace mo {
 
@@ -24,115 +24,9 @@ std::vector<PartialInference::InputState> input_states(Node n) {
     return states;
 }
 
-struct OutputSnapshot {
-    ElementType type;
-    PartialShape shape;
-    const void* value;
-};
-
-std::vector<OutputSnapshot> snapshot(Node n) {
-    std::vector<OutputSnapshot> s;
-    for (size_t j = 0; j < n.output_count(); ++j) {
-        const Tensor* v = n.out(j).value();
-        s.push_back({n.out(j).type(), n.out(j).shape(), v ? static_cast<const void*>(v->bytes()) : nullptr});
-    }
-    return s;
-}
-
-bool shape_fits(const PartialShape& inferred, const Shape& actual) {
-    if (!inferred.rank_is_static()) return true;
-    if (inferred.rank() != actual.size()) return false;
-    for (size_t i = 0; i < actual.size(); ++i)
-        if (!inferred[i].compatible(Dimension(actual[i]))) return false;
-    return true;
-}
-
-// Folds `n` when its inputs are known; clears stale values otherwise.
-void fold(Node n) {
-    const OpSchema& op = n.op();
-    if (op.type == "Constant") return;
-    // A static shape is a known value even when the data is not: fold ShapeOf like MO does.
-    if (op.type == "ShapeOf" && n.input_count() == 1 && n.in(0).connected() && n.in(0).shape().is_static() &&
-        is_integral(n.out(0).type())) {
-        Shape s = n.in(0).shape().to_shape();
-        n.out(0).set_value(Tensor::from_vector<int64_t>(s, {static_cast<int64_t>(s.size())}).convert(n.out(0).type()));
-        return;
-    }
-    // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
-    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count("decompression");
-    bool all_constant = true;
-    std::vector<Tensor> inputs(n.input_count());
-    for (size_t i = 0; foldable && i < n.input_count(); ++i) {
-        auto src = n.in(i).source();
-        if (!src) continue;
-        const Tensor* v = src->value();
-        if (!v) foldable = false;
-        else inputs[i] = *v;
-        all_constant &= src->node().is("Constant");
-    }
-    if (foldable && !all_constant) {
-        for (size_t j = 0; j < n.output_count(); ++j) {
-            const auto& s = n.out(j).shape();
-            if (s.is_static() && shape_size(s.to_shape()) > PartialInference::kMaxFoldedElements) foldable = false;
-        }
-    }
-    std::vector<Tensor> outputs;
-    if (foldable) {
-        try {
-            outputs = op.eval(n, inputs);
-        } catch (const Error& e) {
-            // Not an inference failure: the node simply stays unfolded (e.g. an unsupported type).
-            MO_LOG(Debug, "not folding ", n.describe(), ": ", e.what());
-            foldable = false;
-        }
-    }
-    if (!foldable) {
-        for (size_t j = 0; j < n.output_count(); ++j) n.out(j).data().value.reset();
-        return;
-    }
-    MO_ASSERT(outputs.size() == n.output_count(), n.describe(), ": eval returned ", outputs.size(), " outputs for ",
-              n.output_count());
-    for (size_t j = 0; j < outputs.size(); ++j) {
-        const auto& port = n.out(j);
-        MO_ASSERT(outputs[j].type() == port.type(), n.describe(), " output ", j, ": eval gives ",
-                  ir_name(outputs[j].type()), ", inference ", ir_name(port.type()));
-        MO_ASSERT(shape_fits(port.shape(), outputs[j].shape()), n.describe(), " output ", j, ": eval gives [",
-                  PartialShape(outputs[j].shape()).to_string(), "], inference [", port.shape().to_string(), "]");
-        port.set_value(std::move(outputs[j]));
-    }
-}
-
 }  // namespace
 
-bool PartialInference::infer_node(Node n) {
-    const OpSchema& op = n.op();
-    auto before = snapshot(n);
-    for (size_t i = 0; i < n.input_count() && i < op.min_inputs; ++i)
-        if (!n.in(i).connected())
-            throw Error("required input " + std::to_string(i) + " is not connected", n.describe(),
-                        "the source model is malformed or a transformation left the node incomplete");
-    if (!op.infer)
-        throw Error("op '" + op.type + "' has no shape inference", n.describe(), "the op schema must provide one");
-    InferContext c(n);
-    try {
-        op.infer(c);
-    } catch (const Error&) {
-        throw;
-    } catch (const std::logic_error&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw Error(std::string("shape inference failed: ") + e.what(), n.describe());
-    }
-    fold(n);
-    n.set_inferred();
-    auto after = snapshot(n);
-    for (size_t j = 0; j < after.size(); ++j) {
-        if (j >= before.size() || before[j].type != after[j].type || before[j].shape != after[j].shape ||
-            before[j].value != after[j].value)
-            return true;
-    }
-    return false;
-}
+bool PartialInference::infer_node(Node n) { return mo::infer_node(n); }
 
 bool PartialInference::run(Graph& graph, const TransformContext&) {
     if (graph_ != &graph) {

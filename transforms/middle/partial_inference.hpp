@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/infer.hpp"
 #include "transforms/registry.hpp"
 #include "transforms/transformation.hpp"
 
@@ -20,12 +21,13 @@ namespace mo {
 // shape is folded from the shape alone. An eval that throws mo::Error leaves the node unfolded.
 class PartialInference final : public Transformation {
 public:
-    static constexpr int64_t kMaxFoldedElements = 10'000'000;
+    static constexpr int64_t kMaxFoldedElements = mo::kMaxFoldedElements;
 
     std::string id() const override { return kPartialInferenceId; }
     Phase phase() const override { return Phase::Middle; }
     std::vector<std::string> run_after() const override { return {anchors::FrontFinish}; }
     std::vector<std::string> run_before() const override { return {anchors::MiddleStart}; }
+    bool wants_bodies() const override { return false; }
     bool run(Graph& graph, const TransformContext& ctx) override;
 
     // Infers (and folds) one node now, regardless of its marks. Returns whether an output changed.

@@ -1,4 +1,4 @@
-#include "validate/evaluator.hpp"
+#include "core/evaluator.hpp"
 
 #include <unordered_map>
 

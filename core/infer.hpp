@@ -1,0 +1,23 @@
+// Shape inference and constant folding of one node, and of a whole graph at once (bodies of
+// sub-graph ops are inferred this way by their owner's inference).
+#pragma once
+
+#include <cstdint>
+
+#include "core/api.hpp"
+#include "core/graph.hpp"
+
+namespace mo {
+
+// Outputs above this many elements are folded only when every input is a Constant.
+inline constexpr int64_t kMaxFoldedElements = 10'000'000;
+
+// out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
+// connected input has a known value (never for Parameters, nor for decompression Converts).
+// An eval that throws mo::Error leaves the node unfolded. Returns whether an output changed.
+MO_API bool infer_node(Node node);
+
+// infer_node on every node in topological order.
+MO_API void infer_graph(Graph& graph);
+
+}  // namespace mo

@@ -1,0 +1,177 @@
+// ONNX If -> If-8, Loop -> Loop-5, Scan (opset 9+) -> TensorIterator-1. The loader has built the
+// bodies (the GRAPH attributes) and turned every outer value a body reads into an input of the
+// node and an Invariant body input; these extractors map the ONNX body inputs and outputs onto
+// OpenVINO's port map.
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
+
+namespace mo {
+
+namespace {
+
+// The body built from GRAPH attribute `attr`, renamed to its IR element `role`.
+Body& body_of(ExtractContext& c, const std::string& attr, const std::string& role) {
+    for (Body& b : c.node().bodies())
+        if (b.role == attr || b.role == role) {
+            b.role = role;
+            b.graph->set_owner_role(role);
+            return b;
+        }
+    c.fail("the graph attribute '" + attr + "' is missing", "fix the model");
+}
+
+// Number of the body's own (ONNX) inputs: the Parameters that are not captured outer values
+// (the loader put those last, and they are the only port map entries so far).
+size_t own_inputs(const Body& body) {
+    size_t n = body.graph->parameters().size();
+    for (const BodyInput& in : body.inputs) n = std::min(n, in.parameter);
+    return n;
+}
+
+// Number of the node's own (ONNX) inputs: the captured outer values come after them.
+size_t own_node_inputs(ExtractContext& c) {
+    size_t n = c.input_count();
+    for (const Body& b : c.node().bodies())
+        for (const BodyInput& in : b.inputs) n = std::min(n, in.external);
+    return n;
+}
+
+Node add_body_op(Body& body, const std::string& type, const std::string& name, const std::vector<OutPort>& inputs,
+                 const AttrMap& attrs = {}) {
+    return body.graph->add_op(type, name, inputs, attrs);
+}
+
+OutPort body_i64s(Body& body, const std::string& name, std::vector<int64_t> values) {
+    const auto n = static_cast<int64_t>(values.size());
+    return body.graph->add_constant(name, Tensor::from_vector<int64_t>(values, {n})).out(0);
+}
+
+// Inserts `type`(value, axes) between body Result `result` and its producer.
+void wrap_result(Body& body, size_t result, const std::string& type, int64_t axis) {
+    Node r = body.graph->results()[result];
+    OutPort src = r.in(0).src();
+    const std::string name = r.name() + "/" + (type == "Unsqueeze" ? "stack" : "squeeze");
+    r.in(0).connect(add_body_op(body, type, name, {src, body_i64s(body, name + "/axis", {axis})}).out(0));
+}
+
+void if_op(ExtractContext& c) {
+    Body& then_body = body_of(c, "then_branch", "then_body");
+    Body& else_body = body_of(c, "else_branch", "else_body");
+    auto& bodies = c.node().bodies();
+    if (&bodies[0] != &then_body) std::swap(bodies[0], bodies[1]);
+    for (Body* b : {&bodies[0], &bodies[1]}) {
+        if (own_inputs(*b) != 0) c.fail("an If branch declares inputs", "If branches take none; fix the model");
+        if (b->graph->results().size() != c.output_count())
+            c.fail("the " + b->role + " has " + std::to_string(b->graph->results().size()) + " outputs, the node " +
+                   std::to_string(c.output_count()), "fix the model");
+        for (size_t k = 0; k < c.output_count(); ++k) b->outputs.push_back(BodyOutput{BodyOutput::Kind::Last, k, k});
+    }
+    c.become("If");
+}
+
+// ONNX: Loop(M?, cond?, v...) with body (iteration, cond_in, v...) -> (cond_out, v..., scan...).
+void loop(ExtractContext& c) {
+    Body& body = body_of(c, "body", "body");
+    Graph& g = *body.graph;
+    const size_t n_onnx_inputs = own_node_inputs(c);
+    if (n_onnx_inputs < 2) c.fail("Loop needs the M and cond inputs (they may be empty names)", "fix the model");
+    const size_t carried = n_onnx_inputs - 2;
+    if (own_inputs(body) != carried + 2)
+        c.fail("the body takes " + std::to_string(own_inputs(body)) + " inputs, the Loop gives " + std::to_string(carried + 2),
+               "fix the model");
+    const size_t scans = g.results().size() - 1 - carried;
+    if (g.results().size() < carried + 1 || c.output_count() != carried + scans)
+        c.fail("the body's outputs do not match the Loop's", "fix the model");
+    Node loop = c.node();
+    if (!c.has_input(0)) loop.in(0).connect(c.i64("trip_count", -1));
+    if (!c.has_input(1)) loop.in(1).connect(c.constant("execution_condition", Tensor::scalar<bool>(true)));
+
+    // Body Parameter 0: the iteration number, as ONNX an i64 scalar.
+    Node iteration = g.parameters()[0];
+    iteration.set_attr("element_type", ElementType::i64);
+    iteration.set_attr("shape", PartialShape{});
+    body.inputs.push_back(BodyInput{BodyInput::Kind::CurrentIteration, 0, 0});
+    for (size_t i = 0; i < carried; ++i)
+        body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, 2 + i, 2 + i, 1 + i});
+    body.outputs.push_back(BodyOutput{BodyOutput::Kind::Condition, 0, 0});
+    for (size_t i = 0; i < carried; ++i) body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, i, 1 + i});
+    // Scan outputs stack the per-iteration values along a new first axis.
+    for (size_t k = 0; k < scans; ++k) {
+        const size_t result = 1 + carried + k;
+        wrap_result(body, result, "Unsqueeze", 0);
+        BodyOutput out{BodyOutput::Kind::Concat, carried + k, result};
+        body.outputs.push_back(out);
+    }
+    // Body Parameter 1 (cond_in) starts as the Loop's condition and then is the body's own
+    // cond_out. The condition input itself is not a body input in OpenVINO, so the first value
+    // comes through an input of its own.
+    if (g.parameters()[1].out(0).has_targets()) {
+        const size_t extra = loop.input_count();
+        loop.set_input_count(extra + 1);
+        loop.in(extra).connect(loop.in(1).src());
+        body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, extra, 1, 0});
+    } else {
+        remove_body_parameter(body, 1);
+    }
+    c.become("Loop");
+}
+
+// ONNX Scan-9+: (state..., scan inputs...) with body (state..., slices...) -> (state..., scan...).
+void scan(ExtractContext& c) {
+    Body& body = body_of(c, "body", "body");
+    Graph& g = *body.graph;
+    const int64_t n_scan_in = c.i("num_scan_inputs");
+    const size_t n_onnx_inputs = own_node_inputs(c);
+    if (n_scan_in < 1 || static_cast<size_t>(n_scan_in) > n_onnx_inputs)
+        c.fail("num_scan_inputs " + std::to_string(n_scan_in) + " does not fit the " + std::to_string(n_onnx_inputs) + " inputs",
+               "fix the model");
+    const size_t n_state = n_onnx_inputs - static_cast<size_t>(n_scan_in);
+    const size_t n_scan_out = c.output_count() - n_state;
+    if (own_inputs(body) != n_onnx_inputs || g.results().size() != c.output_count())
+        c.fail("the body's inputs or outputs do not match the Scan's", "fix the model");
+    auto in_axes = c.ints("scan_input_axes", std::vector<int64_t>(n_scan_in, 0));
+    auto in_dirs = c.ints("scan_input_directions", std::vector<int64_t>(n_scan_in, 0));
+    auto out_axes = c.ints("scan_output_axes", std::vector<int64_t>(n_scan_out, 0));
+    auto out_dirs = c.ints("scan_output_directions", std::vector<int64_t>(n_scan_out, 0));
+    if (in_axes.size() != static_cast<size_t>(n_scan_in) || in_dirs.size() != static_cast<size_t>(n_scan_in) ||
+        out_axes.size() != n_scan_out || out_dirs.size() != n_scan_out)
+        c.fail("scan_input_* / scan_output_* attributes do not have one entry per scan input / output", "fix the model");
+
+    for (size_t i = 0; i < n_state; ++i) {
+        body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, i, i, i});
+        body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, i, i});
+    }
+    for (size_t j = 0; j < static_cast<size_t>(n_scan_in); ++j) {
+        // OpenVINO's slice keeps the iterated axis (extent 1); ONNX's body sees it removed.
+        const size_t param = n_state + j;
+        int64_t axis = in_axes[j];
+        if (int64_t rank = ExtractContext::rank_of(c.input(param)); rank >= 0 && axis < 0) axis += rank;
+        Node p = g.parameters()[param];
+        auto targets = p.out(0).targets();
+        OutPort squeezed = add_body_op(body, "Squeeze", p.name() + "/slice", {p.out(0), body_i64s(body, p.name() + "/slice/axis", {axis})}).out(0);
+        for (const InPort& t : targets) t.connect(squeezed);
+        BodyInput in{BodyInput::Kind::Sliced, param, param};
+        in.axis = axis;
+        if (in_dirs[j] != 0) in.start = -1, in.end = 0, in.stride = -1;
+        body.inputs.push_back(in);
+    }
+    for (size_t k = 0; k < n_scan_out; ++k) {
+        const size_t result = n_state + k;
+        wrap_result(body, result, "Unsqueeze", out_axes[k]);
+        BodyOutput out{BodyOutput::Kind::Concat, result, result};
+        out.axis = out_axes[k];
+        if (out_dirs[k] != 0) out.start = -1, out.end = 0, out.stride = -1;
+        body.outputs.push_back(out);
+    }
+    c.become("TensorIterator");
+}
+
+}  // namespace
+
+void register_onnx_control_flow(ExtractorRegistry& r) {
+    r.add({"onnx", "", "If", 1, INT64_MAX, if_op});
+    r.add({"onnx", "", "Loop", 1, INT64_MAX, loop});
+    r.add({"onnx", "", "Scan", 9, INT64_MAX, scan});
+}
+
+}  // namespace mo

@@ -98,7 +98,11 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
 }  // namespace
 
 void extract(Graph& graph, const ExtractorRegistry& extractors) {
-    for (const Node& n : graph.topological_order()) {
+    std::vector<uint64_t> order;
+    for (const Node& n : graph.topological_order()) order.push_back(n.id());
+    for (uint64_t id : order) {
+        const Node n = graph.find_by_id(id);
+        if (!n) continue;  // an extractor removed it (e.g. a sequence op a Loop extractor lowered)
         // Bodies first: the owner's extractor maps their inputs and outputs.
         for (Body& body : n.bodies()) extract(*body.graph, extractors);
         if (!n.is("FrameworkNode")) try_infer(n);

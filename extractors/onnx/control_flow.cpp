@@ -4,6 +4,7 @@
 // OpenVINO's port map.
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
+#include "loaders/onnx/onnx_loader.hpp"
 
 namespace mo {
 
@@ -69,6 +70,53 @@ void if_op(ExtractContext& c) {
     c.become("If");
 }
 
+// An int attribute of another framework node (0 when absent, as ConcatFromSequence's defaults).
+int64_t int_attr(const Node& n, const char* name) {
+    const auto& attributes = n.framework().attributes;
+    auto a = attributes ? attributes->get(name) : std::nullopt;
+    const int64_t* v = a ? std::get_if<int64_t>(&*a) : nullptr;
+    if (a && !v) throw Error("attribute '" + std::string(name) + "' is not an int", n.describe(), "fix the model");
+    return v ? *v : 0;
+}
+
+bool is_framework_op(const Node& n, const char* type) { return n.is("FrameworkNode") && n.framework().type == type; }
+
+// Removes input i of a node with bodies; later inputs move up by one, and so do the port maps.
+void remove_input(Node n, size_t i) {
+    for (size_t k = i; k + 1 < n.input_count(); ++k) {
+        if (auto src = n.in(k + 1).source()) n.in(k).connect(*src);
+        else n.in(k).disconnect();
+    }
+    n.set_input_count(n.input_count() - 1);
+    for (Body& b : n.bodies())
+        for (BodyInput& in : b.inputs)
+            if (in.kind != BodyInput::Kind::CurrentIteration && in.external > i) --in.external;
+}
+
+// The list a loop appends to, as TorchScript exports `xs.append(v)` + `torch.stack(xs)` /
+// `torch.cat(xs)`: a SequenceEmpty carried through the Loop, one SequenceInsert at the end per
+// iteration, and ConcatFromSequence after the loop. Such a carried sequence is a scan output in
+// disguise. Returns the ConcatFromSequence nodes when carried value `k` is one.
+std::vector<Node> appended_sequence(ExtractContext& c, const Body& body, size_t k) {
+    const Graph& g = *body.graph;
+    Node p = g.parameters()[2 + k];
+    if (p.framework().type != kOnnxSequence) return {};
+    auto uses = p.out(0).targets();
+    if (uses.size() != 1 || uses[0].index() != 0) return {};
+    Node insert = uses[0].node();
+    if (!is_framework_op(insert, "SequenceInsert") || insert.input_count() != 2) return {};
+    auto insert_uses = insert.out(0).targets();
+    if (insert_uses.size() != 1 || insert_uses[0].node() != g.results()[1 + k]) return {};
+    auto init = c.node().in(2 + k).source();
+    if (!init || !is_framework_op(init->node(), "SequenceEmpty")) return {};
+    std::vector<Node> concats;
+    for (const InPort& t : c.node().out(k).targets()) {
+        if (!is_framework_op(t.node(), "ConcatFromSequence")) return {};
+        concats.push_back(t.node());
+    }
+    return concats;
+}
+
 // ONNX: Loop(M?, cond?, v...) with body (iteration, cond_in, v...) -> (cond_out, v..., scan...).
 void loop(ExtractContext& c) {
     Body& body = body_of(c, "body", "body");
@@ -91,16 +139,53 @@ void loop(ExtractContext& c) {
     iteration.set_attr("element_type", ElementType::i64);
     iteration.set_attr("shape", PartialShape{});
     body.inputs.push_back(BodyInput{BodyInput::Kind::CurrentIteration, 0, 0});
-    for (size_t i = 0; i < carried; ++i)
-        body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, 2 + i, 2 + i, 1 + i});
     body.outputs.push_back(BodyOutput{BodyOutput::Kind::Condition, 0, 0});
-    for (size_t i = 0; i < carried; ++i) body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, i, 1 + i});
+    std::vector<size_t> sequences;  // carried values that are appended-to lists, lowered below
+    for (size_t i = 0; i < carried; ++i) {
+        std::vector<Node> concats = appended_sequence(c, body, i);
+        if (concats.empty() && g.parameters()[2 + i].framework().type == kOnnxSequence)
+            c.unsupported("a sequence carried through the Loop other than a list appended to and concatenated after it");
+        if (concats.empty()) {
+            body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, 2 + i, 2 + i, 1 + i});
+            body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, i, 1 + i});
+            continue;
+        }
+        // The appended value becomes a scan output shaped as the ConcatFromSequence wants it.
+        const int64_t axis = int_attr(concats[0], "axis");
+        const bool new_axis = int_attr(concats[0], "new_axis") != 0;
+        for (const Node& other : concats)
+            if (int_attr(other, "axis") != axis || (int_attr(other, "new_axis") != 0) != new_axis)
+                c.unsupported("one appended sequence concatenated in two ways");
+        Node result = g.results()[1 + i];
+        Node insert = result.in(0).src().node();
+        result.in(0).connect(insert.in(1).src());
+        g.remove_node(insert);
+        if (new_axis) wrap_result(body, 1 + i, "Unsqueeze", axis);
+        BodyOutput out{BodyOutput::Kind::Concat, i, 1 + i};
+        out.axis = axis;
+        body.outputs.push_back(out);
+        for (const Node& concat : concats) {
+            concat.out(0).replace_all_uses_with(c.node().out(i));
+            auto& names = c.node().out(i).names();
+            names.insert(names.end(), concat.out(0).names().begin(), concat.out(0).names().end());
+            c.graph().remove_node(concat);
+        }
+        sequences.push_back(i);
+    }
     // Scan outputs stack the per-iteration values along a new first axis.
     for (size_t k = 0; k < scans; ++k) {
         const size_t result = 1 + carried + k;
         wrap_result(body, result, "Unsqueeze", 0);
         BodyOutput out{BodyOutput::Kind::Concat, carried + k, result};
         body.outputs.push_back(out);
+    }
+    // The lowered lists leave the body's and the node's inputs (from the last, so that the
+    // indices of the others stay valid until they move).
+    for (auto it = sequences.rbegin(); it != sequences.rend(); ++it) {
+        Node empty = loop.in(2 + *it).src().node();
+        remove_input(loop, 2 + *it);
+        remove_body_parameter(body, 2 + *it);
+        if (!empty.out(0).has_targets()) c.graph().remove_node(empty);
     }
     // Body Parameter 1 (cond_in) starts as the Loop's condition and then is the body's own
     // cond_out. The condition input itself is not a body input in OpenVINO, so the first value

@@ -151,11 +151,15 @@ private:
             const auto& vi = *inputs[i];
             std::string where = "input '" + vi.name() + "' of " + scope_name(s);
             ElementType type = ElementType::dynamic;
+            // A body may carry a sequence (a list a Loop appends to): its Parameter is marked, and
+            // the Loop extractor lowers the pattern it knows or the sequence ops stay unsupported.
+            const bool sequence = s.parent && vi.type().has_sequence_type();
             if (vi.type().has_tensor_type()) type = onnx_element_type(vi.type().tensor_type().elem_type(), where);
-            else if (vi.has_type())
+            else if (vi.has_type() && !sequence)
                 throw Error("input is not a tensor: sequence, map and optional inputs are not supported", where,
                             "mo supports tensor inputs only");
-            add_parameter(s, vi.name(), type, shapes[i]);
+            Node p = add_parameter(s, vi.name(), type, sequence ? PartialShape::dynamic_rank() : shapes[i]);
+            if (sequence) p.framework().type = kOnnxSequence;
         }
     }
 

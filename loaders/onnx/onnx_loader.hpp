@@ -13,6 +13,9 @@
 
 namespace mo {
 
+// framework().type of a body Parameter that receives an ONNX sequence rather than a tensor.
+inline constexpr const char* kOnnxSequence = "sequence";
+
 // Throws mo::Error (what, where = file/node, what to do) for unreadable or malformed files.
 // Applies options.inputs (shape overrides; unknown names are errors).
 std::unique_ptr<Graph> load_onnx(const std::string& path, const ConversionOptions& options, const OpRegistry& ops);

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Small TorchScript models whose ONNX exports carry If and Loop, with PyTorch's outputs: the
+fixtures of tests/e2e/control_flow_test.cpp (committed, a few KB each). Run with Debian's
+python3-torch 1.13:
+
+    /usr/bin/python3 scripts/make_control_flow_models.py tests/e2e/data/control_flow
+
+Each model directory gets model.onnx, input_<i>.npy and output_<i>.npy.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+
+
+class Recurrence(torch.nn.Module):
+    """h = tanh(x[t] W + h U) over the time axis (a Loop whose trip count is x's length), the
+    per-step states stacked (a scan output)."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        self.w = torch.nn.Parameter(torch.randn(4, 5, generator=g) * 0.5)
+        self.u = torch.nn.Parameter(torch.randn(5, 5, generator=g) * 0.5)
+
+    def forward(self, x):
+        h = torch.zeros(x.size(1), 5)
+        states = []
+        for t in range(x.size(0)):
+            h = torch.tanh(x[t] @ self.w + h @ self.u)
+            states.append(h)
+        return h, torch.stack(states)
+
+
+class DataDependentIf(torch.nn.Module):
+    """A branch on the data (If with a computed condition) and an exporter-style empty check."""
+
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            y = x * 2.0 + 1.0
+        else:
+            y = torch.relu(x) - x.mean()
+        if x.size(0) == 0:
+            return y
+        return y / 3.0
+
+
+class WhileHalving(torch.nn.Module):
+    """Halves y until its squared norm is at most 1, counting the steps (a Loop with a condition)."""
+
+    def forward(self, y):
+        steps = torch.zeros(1)
+        while bool((y * y).sum() > 1.0):
+            y = y / 2.0
+            steps = steps + 1.0
+        return y, steps
+
+
+MODELS = {
+    "recurrence": (Recurrence, [np.random.RandomState(1).randn(6, 2, 4).astype(np.float32)]),
+    "data_dependent_if": (DataDependentIf, [np.random.RandomState(2).randn(3, 4).astype(np.float32)]),
+    "while_halving": (WhileHalving, [np.random.RandomState(3).randn(2, 3).astype(np.float32) * 10]),
+}
+
+
+def main():
+    out = sys.argv[1]
+    for name, (cls, inputs) in MODELS.items():
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        module = torch.jit.script(cls().eval())
+        tensors = [torch.from_numpy(x) for x in inputs]
+        with torch.no_grad():
+            outputs = module(*tensors)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        torch.onnx.export(module, tuple(tensors), os.path.join(d, "model.onnx"), opset_version=13,
+                          input_names=[f"input_{i}" for i in range(len(inputs))],
+                          output_names=[f"output_{i}" for i in range(len(outputs))],
+                          dynamic_axes={"input_0": {0: "n"}})
+        for i, x in enumerate(inputs):
+            np.save(os.path.join(d, f"input_{i}.npy"), x)
+        for i, y in enumerate(outputs):
+            np.save(os.path.join(d, f"output_{i}.npy"), y.numpy())
+        print(name, [y.shape for y in outputs])
+
+
+if __name__ == "__main__":
+    main()

@@ -394,6 +394,21 @@ void remove_body_parameter(Body& body, size_t parameter) {
         if (in.parameter > parameter) --in.parameter;
 }
 
+void remove_subgraph_op_input(Node n, size_t i) {
+    for (const Body& b : n.bodies())
+        for (const BodyInput& in : b.inputs)
+            MO_ASSERT(in.kind == BodyInput::Kind::CurrentIteration || in.external != i, n.describe(), ": input ", i,
+                      " is still mapped into the ", b.role);
+    for (size_t k = i; k + 1 < n.input_count(); ++k) {
+        if (auto src = n.in(k + 1).source()) n.in(k).connect(*src);
+        else n.in(k).disconnect();
+    }
+    n.set_input_count(n.input_count() - 1);
+    for (Body& b : n.bodies())
+        for (BodyInput& in : b.inputs)
+            if (in.kind != BodyInput::Kind::CurrentIteration && in.external > i) --in.external;
+}
+
 void InferContext::fail(const std::string& what, const std::string& hint) const {
     throw Error(what, node.describe(), hint);
 }

@@ -241,6 +241,10 @@ private:
 // Removes an unused body Parameter and its port map entry; later Parameters move up by one.
 MO_API void remove_body_parameter(Body& body, size_t parameter);
 
+// Removes input `input` of a node with bodies (no port map entry may read it any more); later
+// inputs move up by one, and so do the port maps' references to them.
+MO_API void remove_subgraph_op_input(Node node, size_t input);
+
 // What an op's shape inference sees and sets.
 class MO_API InferContext {
 public:

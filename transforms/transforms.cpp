@@ -19,6 +19,7 @@
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
 #include "transforms/middle/quantization_fusions.hpp"
+#include "transforms/middle/subgraph_folding.hpp"
 #include "transforms/middle/torchvision_ssd.hpp"
 
 namespace mo {
@@ -46,6 +47,9 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ConvolutionMultiplyFusion>());
     r.add(std::make_unique<PadFusion>());
     r.add(std::make_unique<QuantizeDequantizeToFakeQuantize>());
+    r.add(std::make_unique<ConstantsIntoBodies>());
+    r.add(std::make_unique<FoldConstantIf>());
+    r.add(std::make_unique<UnrollLoop>());
     // back
     r.add(std::make_unique<GemmToMatMul>());
     r.add(std::make_unique<FlattenToReshape>());

@@ -81,18 +81,6 @@ int64_t int_attr(const Node& n, const char* name) {
 
 bool is_framework_op(const Node& n, const char* type) { return n.is("FrameworkNode") && n.framework().type == type; }
 
-// Removes input i of a node with bodies; later inputs move up by one, and so do the port maps.
-void remove_input(Node n, size_t i) {
-    for (size_t k = i; k + 1 < n.input_count(); ++k) {
-        if (auto src = n.in(k + 1).source()) n.in(k).connect(*src);
-        else n.in(k).disconnect();
-    }
-    n.set_input_count(n.input_count() - 1);
-    for (Body& b : n.bodies())
-        for (BodyInput& in : b.inputs)
-            if (in.kind != BodyInput::Kind::CurrentIteration && in.external > i) --in.external;
-}
-
 // The list a loop appends to, as TorchScript exports `xs.append(v)` + `torch.stack(xs)` /
 // `torch.cat(xs)`: a SequenceEmpty carried through the Loop, one SequenceInsert at the end per
 // iteration, and ConcatFromSequence after the loop. Such a carried sequence is a scan output in
@@ -183,7 +171,7 @@ void loop(ExtractContext& c) {
     // indices of the others stay valid until they move).
     for (auto it = sequences.rbegin(); it != sequences.rend(); ++it) {
         Node empty = loop.in(2 + *it).src().node();
-        remove_input(loop, 2 + *it);
+        remove_subgraph_op_input(loop, 2 + *it);
         remove_body_parameter(body, 2 + *it);
         if (!empty.out(0).has_targets()) c.graph().remove_node(empty);
     }

@@ -22,13 +22,14 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 29u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 32u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "InputPreprocessing", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
-        "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
+        "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
+        "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
         "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "QuantizeDequantizeToFakeQuantize",
         "SoftPlusFusion", "MishFusion",
-        "SoftmaxFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "MiddleFinish",
+        "SoftmaxFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "UnrollLoop", "MiddleFinish",
         "ReportUnsupportedOps", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul", "NormalizeAxes",
         "ReplaceFoldedWithConstants", "RemoveDeadNodes", "CompressFloatConstantsToF16", "CheckOnlyOpsetOps",
         "BackFinish"};

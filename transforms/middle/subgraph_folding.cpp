@@ -1,0 +1,134 @@
+#include "transforms/middle/subgraph_folding.hpp"
+
+#include <algorithm>
+
+#include "core/graph_copy.hpp"
+#include "core/log.hpp"
+
+namespace mo {
+
+namespace {
+
+// Moves the consumers and tensor names of `from` to `to`.
+void take_over(const OutPort& from, const OutPort& to) {
+    from.replace_all_uses_with(to);
+    auto& names = to.names();
+    names.insert(names.end(), from.names().begin(), from.names().end());
+    from.names().clear();
+}
+
+bool known_true(const Tensor* t) { return t && t->size() == 1 && t->to_i64().at(0) != 0; }
+
+// The Loop's iteration count when it is known before running it, else -1.
+int64_t fixed_iterations(const Node& loop) {
+    const Body& body = loop.bodies().at(0);
+    const Tensor* trip = loop.in(0).value();
+    if (!trip || trip->size() != 1 || !known_true(loop.in(1).value())) return -1;
+    for (const BodyInput& in : body.inputs)
+        if (in.kind == BodyInput::Kind::Sliced) return -1;
+    for (const BodyOutput& out : body.outputs)
+        if (out.kind == BodyOutput::Kind::Condition && !known_true(body.graph->results()[out.result].in(0).value()))
+            return -1;
+    return trip->to_i64().at(0);
+}
+
+}  // namespace
+
+bool ConstantsIntoBodies::apply(Node n, const TransformContext&) {
+    bool changed = false;
+    for (Body& body : n.bodies()) {
+        for (size_t k = body.inputs.size(); k-- > 0;) {
+            const BodyInput in = body.inputs[k];
+            const Tensor* value = in.kind == BodyInput::Kind::Invariant ? n.in(in.external).value() : nullptr;
+            if (!value) continue;
+            Node p = body.graph->parameters()[in.parameter];
+            Node c = body.graph->add_constant(p.name(), *value);
+            p.out(0).replace_all_uses_with(c.out(0));
+            remove_body_parameter(body, in.parameter);
+            changed = true;
+        }
+    }
+    // Inputs no body reads any more leave the node (Loop's trip count and condition stay).
+    const size_t first = n.is("Loop") ? 2 : n.is("If") ? 1 : 0;
+    for (size_t i = n.input_count(); i-- > first;) {
+        bool read = false;
+        for (const Body& body : n.bodies())
+            for (const BodyInput& in : body.inputs) read |= in.kind != BodyInput::Kind::CurrentIteration && in.external == i;
+        if (!read) remove_subgraph_op_input(n, i);
+    }
+    if (changed) n.set_needs_infer();
+    return changed;
+}
+
+bool FoldConstantIf::matches(Node n) const {
+    const Tensor* cond = n.in(0).value();
+    return cond && cond->size() == 1 && n.bodies().size() == 2;
+}
+
+bool FoldConstantIf::apply(Node n, const TransformContext&) {
+    const bool taken_then = n.in(0).value()->to_i64().at(0) != 0;
+    const Body& body = n.bodies()[taken_then ? 0 : 1];
+    std::map<uint64_t, OutPort> bound;
+    for (const BodyInput& in : body.inputs) bound.emplace(body.graph->parameters()[in.parameter].id(), n.in(in.external).src());
+    GraphCopy copy = copy_graph(*body.graph, n.graph(), n.name() + "/" + body.role + "/", bound, false);
+    for (const BodyOutput& out : body.outputs)
+        take_over(n.out(out.external), copy.port(body.graph->results()[out.result].in(0).src()));
+    MO_LOG(Debug, "FoldConstantIf: ", n.describe(), " is its ", body.role);
+    n.graph().remove_node(n);
+    return true;
+}
+
+bool UnrollLoop::matches(Node n) const {
+    const int64_t iterations = fixed_iterations(n);
+    const auto body_nodes = static_cast<int64_t>(n.bodies().at(0).graph->node_count());
+    return iterations >= 1 && iterations <= kMaxIterations && iterations * body_nodes <= kMaxNodes;
+}
+
+bool UnrollLoop::apply(Node n, const TransformContext&) {
+    const Body& body = n.bodies().at(0);
+    const Graph& g = *body.graph;
+    const int64_t iterations = fixed_iterations(n);
+    Graph& outer = n.graph();
+    std::map<size_t, OutPort> carried;  // body Parameter index -> its value in this iteration
+    for (const BodyInput& in : body.inputs)
+        if (in.kind != BodyInput::Kind::CurrentIteration) carried.emplace(in.parameter, n.in(in.external).src());
+    std::vector<std::vector<OutPort>> concat(body.outputs.size());
+    std::vector<OutPort> last(body.outputs.size());
+    for (int64_t i = 0; i < iterations; ++i) {
+        const std::string prefix = n.name() + "/iteration_" + std::to_string(i) + "/";
+        std::map<uint64_t, OutPort> bound;
+        for (const BodyInput& in : body.inputs) {
+            Node p = g.parameters()[in.parameter];
+            if (in.kind == BodyInput::Kind::CurrentIteration) {
+                const Tensor value = Tensor::from_vector<int64_t>({i}, p.out(0).shape().rank_is_static() && p.out(0).shape().rank() == 1 ? Shape{1} : Shape{})
+                                         .convert(p.out(0).type());
+                bound.emplace(p.id(), outer.add_constant(prefix + p.name(), value).out(0));
+            } else {
+                bound.emplace(p.id(), carried.at(in.parameter));
+            }
+        }
+        GraphCopy copy = copy_graph(g, outer, prefix, bound, false);
+        auto value_of = [&](size_t result) { return copy.port(g.results()[result].in(0).src()); };
+        for (const BodyInput& in : body.inputs)
+            if (in.kind == BodyInput::Kind::Merged) carried[in.parameter] = value_of(in.result);
+        for (size_t k = 0; k < body.outputs.size(); ++k) {
+            const BodyOutput& out = body.outputs[k];
+            if (out.kind == BodyOutput::Kind::Concat) concat[k].push_back(value_of(out.result));
+            if (out.kind == BodyOutput::Kind::Last) last[k] = value_of(out.result);
+        }
+    }
+    for (size_t k = 0; k < body.outputs.size(); ++k) {
+        const BodyOutput& out = body.outputs[k];
+        if (out.kind == BodyOutput::Kind::Last) take_over(n.out(out.external), last[k]);
+        if (out.kind != BodyOutput::Kind::Concat) continue;
+        if (out.stride < 0) std::reverse(concat[k].begin(), concat[k].end());
+        Node joined = outer.add_op("Concat", n.name() + "/output_" + std::to_string(out.external), concat[k],
+                                   {{"axis", AttrValue(out.axis)}});
+        take_over(n.out(out.external), joined.out(0));
+    }
+    MO_LOG(Debug, "UnrollLoop: ", n.describe(), " unrolled ", iterations, " times");
+    outer.remove_node(n);
+    return true;
+}
+
+}  // namespace mo

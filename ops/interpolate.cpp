@@ -312,6 +312,17 @@ std::vector<Tensor> eval_interpolate(const Node& n, const std::vector<Tensor>& i
         if (out_len < 0 || in_len < 1) throw Error("Interpolate to or from an empty axis", n.describe());
         return out_len;
     };
+    // An empty tensor (e.g. the masks of zero detections) resizes to an empty tensor as long as
+    // no resized axis grows from nothing.
+    if (shape_size(padded) == 0) {
+        Shape out = padded;
+        for (size_t i = 0; i < axes.size(); ++i) {
+            const int64_t in_len = padded[static_cast<size_t>(axes[i])];
+            out[static_cast<size_t>(axes[i])] = in_len == 0 && !sizes_mode ? 0 : in_len == 0 ? sizes[i] : out_len_of(i);
+        }
+        if (shape_size(out) != 0) throw Error("Interpolate from an empty tensor to a non-empty one", n.describe());
+        return {Tensor::allocate(data.type(), out)};
+    }
     // Work in double for float types, float otherwise (rounded back on output).
     const Tensor wide = data.convert(ElementType::f64);
     std::vector<double> cur(static_cast<size_t>(shape_size(padded)), 0.0);

@@ -81,7 +81,8 @@ def spec(name):
         if name.startswith("keypointrcnn"):
             keys += ["keypoints", "keypoints_scores"]
         size = 300 if name.startswith("ssd300") else 320
-        calibrate_batch_norm(m.backbone, lambda s: [torch.from_numpy(image((1, 3, size, size), s))])
+        # Two images: SSDlite's extra blocks reach 1x1 maps, where one image gives BN one value per channel.
+        calibrate_batch_norm(m.backbone, lambda s: [torch.from_numpy(image((2, 3, size, size), s))])
         return Detector(m, keys), [image((1, 3, size, size), 0)], keys, [11, 13], "detection"
     if name in models.list_models(module=models.optical_flow):
         m = models.get_model(name, weights=None).eval()

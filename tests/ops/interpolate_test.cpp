@@ -110,6 +110,22 @@ TEST(InterpolateOps, DownscaleWithPadsAndNearest) {
     expect_near({out.data<float>(), out.data<float>() + 2}, {0, 2});
 }
 
+TEST(InterpolateOps, EmptyTensorsResizeToEmptyTensors) {
+    // The masks of zero detections: [0, 1, 2, 2] scaled by 2 on H and W is [0, 1, 4, 4].
+    GraphBuilder b;
+    Node n = b.node("Interpolate", {b.input(f32, {0, 1, 2, 2}), b.input(f32, {2}), b.input(ElementType::i64, {2})},
+                    attrs("linear", "scales"));
+    Tensor out = n.op().eval(n, {Tensor::allocate(f32, {0, 1, 2, 2}), Tensor::from_vector<float>({2, 2}, {2}),
+                                 Tensor::from_vector<int64_t>({2, 3}, {2})})[0];
+    EXPECT_EQ(out.shape(), (Shape{0, 1, 4, 4}));
+    // Growing a resized axis from nothing to 3 has no values to interpolate.
+    Node sized = b.node("Interpolate", {b.input(f32, {1, 1, 0, 2}), b.input(ElementType::i64, {2}), b.input(ElementType::i64, {2})},
+                        attrs("linear", "sizes"));
+    EXPECT_THROW(sized.op().eval(sized, {Tensor::allocate(f32, {1, 1, 0, 2}), Tensor::from_vector<int64_t>({3, 3}, {2}),
+                                         Tensor::from_vector<int64_t>({2, 3}, {2})}),
+                 Error);
+}
+
 TEST(InterpolateOps, AntialiasedLinearDownscale) {
     // [1, 2, 3, 4] halved with half_pixel: sources 0.5 and 2.5; the triangle is widened to
     // max(0, 1 - |0.5 * d|), taps outside the input dropped, weights renormalised.

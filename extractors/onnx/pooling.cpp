@@ -14,11 +14,14 @@ std::vector<int64_t> kernel(ExtractContext& c) {
 
 void max_pool(ExtractContext& c) {
     std::vector<int64_t> k = kernel(c);
-    // dilations and ceil_mode exist from opset 10; storage_order only affects the indices'
-    // layout for column-major, which OpenVINO has no equivalent for.
+    // dilations and ceil_mode exist from opset 10; storage_order only changes the indices.
     SpatialAttrs a = onnx_spatial_attrs(c, k.size(), c.opset() >= 10);
-    if (c.i("storage_order", 0) != 0 && c.output_used(1)) c.unsupported("storage_order=1 with indices output");
-    c.become("MaxPool", {{"kernel", k},
+    const bool column_major = c.i("storage_order", 0) != 0 && c.output_used(1) && k.size() > 1;
+    PartialShape in_shape = c.input(0).shape();
+    if (column_major && (k.size() != 2 || !in_shape.rank_is_static() || !in_shape[2].is_static() || !in_shape[3].is_static()))
+        c.unsupported("storage_order=1 with indices output other than 2D pooling of a static height and width");
+    const std::vector<InPort> index_uses = column_major ? c.node().out(1).targets() : std::vector<InPort>{};
+    Node pool = c.become("MaxPool", {{"kernel", k},
                          {"strides", a.strides},
                          {"pads_begin", a.pads_begin},
                          {"pads_end", a.pads_end},
@@ -27,6 +30,21 @@ void max_pool(ExtractContext& c) {
                          {"rounding_type", std::string(c.i("ceil_mode", 0) ? "ceil" : "floor")},
                          {"index_element_type", ElementType::i64},
                          {"axis", int64_t{0}}});
+    if (!column_major) return;
+    // MaxPool gives row-major indices r = base + h·W + w (base counts whole H×W planes); ONNX's
+    // column-major order wants base + h + w·H: with p = r mod (H·W), that is r − p + p div W + (p mod W)·H.
+    const int64_t h = in_shape[2].get_length(), w = in_shape[3].get_length();
+    OutPort r = pool.out(1);
+    OutPort p = c.op("FloorMod", "plane_offset", {r, c.i64("plane", h * w)});
+    OutPort row = c.op("Divide", "row", {p, c.i64("width", w)}, {{"m_pythondiv", true}});
+    OutPort col = c.op("FloorMod", "column", {p, c.i64("width_", w)});
+    OutPort col_major = c.op("Add", "column_major",
+                             {c.op("Add", "base_row", {c.op("Subtract", "base", {r, p}), row}),
+                              c.op("Multiply", "column_offset", {col, c.i64("height", h)})});
+    for (const InPort& use : index_uses) use.connect(col_major);
+    auto& names = col_major.names();
+    names = pool.out(1).names();
+    pool.out(1).names().clear();
 }
 
 void average_pool(ExtractContext& c) {

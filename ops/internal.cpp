@@ -1,5 +1,6 @@
 // Internal ops with ONNX semantics, kept until a back transformation lowers them to opset ops:
-// Gemm, Flatten, BatchNormalization (inference form) and Clip (ONNX-11, min/max as inputs).
+// Gemm, Flatten, BatchNormalization (inference form) and Clip (ONNX-11, min/max as inputs); and
+// the placeholders of ONNX sequences known at conversion, which extractors resolve away.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -187,6 +188,13 @@ void register_internal_ops(OpRegistry& r) {
     internal("Flatten", 1, 1, {{"axis", AttrKind::Int, int64_t{1}}}, infer_flatten, eval_flatten);
     internal("BatchNormalization", 5, 5, {{"epsilon", AttrKind::Float, 1e-5}}, infer_batch_norm, eval_batch_norm);
     internal("Clip", 1, 3, {}, infer_clip, eval_clip);
+    // ONNX sequences whose elements are known at conversion (extractors/onnx/sequence.cpp): the
+    // output stands for the list of the inputs (SequenceMake) or for the list at input 0 with
+    // input 1 inserted at position `position` (SequenceInsert; -1 appends). Sequence consumers
+    // read the elements from these nodes; nothing may remain of them in the IR.
+    auto placeholder = [](InferContext& c) { c.set_output(0, ElementType::dynamic, PartialShape::dynamic_rank()); };
+    internal("SequenceMake", 0, SIZE_MAX, {}, placeholder, {});
+    internal("SequenceInsert", 2, 2, {{"position", AttrKind::Int, int64_t{-1}}}, placeholder, {});
 }
 
 }  // namespace mo

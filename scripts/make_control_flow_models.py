@@ -10,6 +10,8 @@ Each model directory gets model.onnx, input_<i>.npy and output_<i>.npy.
 import os
 import sys
 
+from typing import List
+
 import numpy as np
 import torch
 
@@ -57,10 +59,30 @@ class WhileHalving(torch.nn.Module):
         return y, steps
 
 
+class ListOfSlices(torch.nn.Module):
+    """MViT's pooling pattern: a constant-trip loop collects slices in a list, one more tensor is
+    appended after the loop, and elements are picked by constant index (a sequence carried through
+    the Loop, SequenceInsert and SequenceAt after it)."""
+
+    def forward(self, x):
+        return collect_slices(x)
+
+
+@torch.jit.script
+def collect_slices(x: torch.Tensor):
+    # A scripted helper inside a traced model, as torchvision's MViT has: its loop stays a Loop.
+    parts = torch.jit.annotate(List[torch.Tensor], [])
+    for i in range(4):
+        parts.append(x[:, i:i + 1] * float(i + 1))
+    parts.append(x.sum(dim=1, keepdim=True))
+    return parts[1] + parts[4], parts[2]
+
+
 MODELS = {
     "recurrence": (Recurrence, [np.random.RandomState(1).randn(6, 2, 4).astype(np.float32)]),
     "data_dependent_if": (DataDependentIf, [np.random.RandomState(2).randn(3, 4).astype(np.float32)]),
     "while_halving": (WhileHalving, [np.random.RandomState(3).randn(2, 3).astype(np.float32) * 10]),
+    "list_of_slices": (ListOfSlices, [np.random.RandomState(4).randn(2, 4).astype(np.float32)]),
 }
 
 
@@ -69,7 +91,9 @@ def main():
     for name, (cls, inputs) in MODELS.items():
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
-        module = torch.jit.script(cls().eval())
+        module = cls().eval()
+        if cls is not ListOfSlices:
+            module = torch.jit.script(module)
         tensors = [torch.from_numpy(x) for x in inputs]
         with torch.no_grad():
             outputs = module(*tensors)

@@ -21,6 +21,7 @@ void register_onnx_extractors(ExtractorRegistry& r) {
     register_onnx_sampling(r);
     register_onnx_detection(r);
     register_onnx_control_flow(r);
+    register_onnx_sequence(r);
 }
 
 }  // namespace mo

@@ -26,5 +26,6 @@ void register_onnx_quantization(ExtractorRegistry& r);
 void register_onnx_sampling(ExtractorRegistry& r);
 void register_onnx_detection(ExtractorRegistry& r);
 void register_onnx_control_flow(ExtractorRegistry& r);
+void register_onnx_sequence(ExtractorRegistry& r);
 
 }  // namespace mo

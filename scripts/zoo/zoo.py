@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ import torchvision
 from torchvision import models
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+MEMORY_LIMIT = 20 << 30  # address space of one model's export, conversions and runs
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 
 
@@ -247,6 +249,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--tools", default=os.path.join(SOURCE, "build", "tools"))
     ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--f64_check", action="store_true", help="only add the float64 check to f32 mismatches")
     args = ap.parse_args()
     if args.f64_check:
@@ -267,6 +270,21 @@ def main():
         return
     names = [n for n in args.only.split(",") if n] or all_names()
     os.makedirs(args.out, exist_ok=True)
+    if not args.single:
+        # One child per model under a memory limit: PyTorch's exporter alone can take more than
+        # this machine has (MViT-V2 video), and must not take the whole run down.
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        for name in names:
+            cmd = [sys.executable, os.path.abspath(__file__), "--out", args.out, "--only", name, "--tools", args.tools,
+                   "--timeout", str(args.timeout), "--single"]
+            p = subprocess.run(cmd, preexec_fn=limit)
+            if p.returncode != 0:
+                row = {"model": name, "export_error": f"the export or the run died (exit {p.returncode}) under the "
+                                                      f"{MEMORY_LIMIT >> 30} GiB address-space limit"}
+                with open(os.path.join(args.out, "results.jsonl"), "a") as f:
+                    f.write(json.dumps(row) + "\n")
+        return
     for name in names:
         out = os.path.join(args.out, name)
         os.makedirs(out, exist_ok=True)

@@ -1,0 +1,146 @@
+// ONNX sequence ops where the elements are known at conversion: SequenceEmpty, SequenceConstruct,
+// SequenceInsert and SplitToSequence build placeholders (ops/internal.cpp); SequenceAt,
+// SequenceLength and ConcatFromSequence read their elements and become tensor ops. A sequence
+// whose elements cannot be followed (a positions given at run time, a model input) is refused
+// by the consumer that needs them.
+#include "extractors/onnx/sequence.hpp"
+
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
+
+namespace mo {
+
+std::optional<std::vector<OutPort>> sequence_elements(const OutPort& port) {
+    const Node n = port.node();
+    if (n.is("SequenceMake")) {
+        std::vector<OutPort> elements;
+        for (size_t i = 0; i < n.input_count(); ++i) elements.push_back(n.in(i).src());
+        return elements;
+    }
+    if (!n.is("SequenceInsert")) return std::nullopt;
+    auto elements = sequence_elements(n.in(0).src());
+    if (!elements) return std::nullopt;
+    int64_t position = n.attr<int64_t>("position");
+    const auto size = static_cast<int64_t>(elements->size());
+    if (position < 0) position += size + 1;  // -1 appends
+    if (position < 0 || position > size) return std::nullopt;
+    elements->insert(elements->begin() + position, n.in(1).src());
+    return elements;
+}
+
+namespace {
+
+std::vector<OutPort> elements_of(ExtractContext& c) {
+    auto elements = sequence_elements(c.input(0));
+    if (!elements)
+        c.unsupported("a sequence whose elements are not known at conversion (built at run time, or a model input)");
+    return *elements;
+}
+
+// A constant position into a sequence of `size` elements (negative counts from the end).
+int64_t position(ExtractContext& c, size_t input, int64_t size, int64_t past_end) {
+    const Tensor* v = c.input_value(input);
+    if (!v) c.unsupported("a sequence position given at run time");
+    int64_t p = v->to_i64().at(0);
+    if (p < 0) p += size;
+    if (p < 0 || p >= size + past_end) c.fail("position " + std::to_string(v->to_i64().at(0)) + " is outside the sequence of " + std::to_string(size));
+    return p;
+}
+
+void sequence_empty(ExtractContext& c) { c.set_output(0, c.op("SequenceMake", "", {})); }
+
+void sequence_construct(ExtractContext& c) {
+    std::vector<OutPort> xs;
+    for (size_t i = 0; i < c.input_count(); ++i) xs.push_back(c.input(i));
+    c.set_output(0, c.op("SequenceMake", "", xs));
+}
+
+// Kept as a placeholder when the sequence is not known yet (a Loop body's carried sequence):
+// the Loop extractor resolves it.
+void sequence_insert(ExtractContext& c) {
+    int64_t at = -1;
+    if (c.has_input(2)) {
+        auto elements = sequence_elements(c.input(0));
+        const int64_t size = elements ? static_cast<int64_t>(elements->size()) : 0;
+        if (!elements) c.unsupported("SequenceInsert at a position into a sequence not known at conversion");
+        at = position(c, 2, size, 1);
+    }
+    c.set_output(0, c.op("SequenceInsert", "", {c.input(0), c.input(1)}, {{"position", at}}));
+}
+
+void sequence_erase(ExtractContext& c) {
+    auto elements = elements_of(c);
+    const auto size = static_cast<int64_t>(elements.size());
+    const int64_t at = c.has_input(1) ? position(c, 1, size, 0) : size - 1;
+    if (at < 0) c.fail("SequenceErase of an empty sequence");
+    elements.erase(elements.begin() + at);
+    c.set_output(0, c.op("SequenceMake", "", elements));
+}
+
+void sequence_at(ExtractContext& c) {
+    auto elements = elements_of(c);
+    c.set_output(0, elements.at(static_cast<size_t>(position(c, 1, static_cast<int64_t>(elements.size()), 0))));
+}
+
+void sequence_length(ExtractContext& c) {
+    c.set_output(0, c.i64("", static_cast<int64_t>(elements_of(c).size())));
+}
+
+void concat_from_sequence(ExtractContext& c) {
+    auto elements = elements_of(c);
+    if (elements.empty()) c.unsupported("ConcatFromSequence of an empty sequence");
+    const int64_t axis = c.i("axis");
+    const bool new_axis = c.i("new_axis", 0) != 0;
+    if (new_axis)
+        for (size_t k = 0; k < elements.size(); ++k)
+            elements[k] = c.op("Unsqueeze", "element_" + std::to_string(k), {elements[k], c.i64s("axis_" + std::to_string(k), {axis})});
+    c.set_output(0, c.op("Concat", "", elements, {{"axis", axis}}));
+}
+
+// SplitToSequence with a static length along the axis: Split (equal parts of `split`, or of 1
+// without it) or VariadicSplit (a list of lengths); keepdims=0 squeezes parts of 1.
+void split_to_sequence(ExtractContext& c) {
+    OutPort x = c.input(0);
+    const int64_t rank = ExtractContext::rank_of(x);
+    if (rank < 0) c.unsupported("SplitToSequence of an input of unknown rank");
+    const int64_t axis = normalize_axis(c.i("axis", 0), rank);
+    const Dimension& d = x.shape()[static_cast<size_t>(axis)];
+    if (!d.is_static()) c.unsupported("SplitToSequence along an axis of unknown length");
+    const int64_t length = d.get_length();
+    std::vector<int64_t> lengths;
+    if (!c.has_input(1)) {
+        lengths.assign(static_cast<size_t>(length), 1);
+    } else {
+        const auto split = c.input_ints(1);
+        if (c.input_value(1)->shape().empty()) {
+            for (int64_t left = length; left > 0; left -= split.at(0)) lengths.push_back(std::min(left, split.at(0)));
+        } else {
+            lengths = split;
+        }
+    }
+    Node parts = c.add("VariadicSplit", "parts", {x, c.i64("axis", axis), c.i64s("lengths", lengths)});
+    parts.set_output_count(lengths.size());
+    const bool squeeze = !c.has_input(1) && c.i("keepdims", 1) == 0;
+    std::vector<OutPort> elements;
+    for (size_t k = 0; k < lengths.size(); ++k) {
+        OutPort e = parts.out(k);
+        if (squeeze) e = c.op("Squeeze", "element_" + std::to_string(k), {e, c.i64s("squeeze_" + std::to_string(k), {axis})});
+        elements.push_back(e);
+    }
+    c.set_output(0, c.op("SequenceMake", "", elements));
+}
+
+}  // namespace
+
+void register_onnx_sequence(ExtractorRegistry& r) {
+    r.add({"onnx", "", "SequenceEmpty", 11, INT64_MAX, sequence_empty});
+    r.add({"onnx", "", "SequenceConstruct", 11, INT64_MAX, sequence_construct});
+    r.add({"onnx", "", "SequenceInsert", 11, INT64_MAX, sequence_insert});
+    r.add({"onnx", "", "SequenceErase", 11, INT64_MAX, sequence_erase});
+    r.add({"onnx", "", "SequenceAt", 11, INT64_MAX, sequence_at});
+    r.add({"onnx", "", "SequenceLength", 11, INT64_MAX, sequence_length});
+    r.add({"onnx", "", "ConcatFromSequence", 11, INT64_MAX, concat_from_sequence});
+    r.add({"onnx", "", "SplitToSequence", 11, INT64_MAX, split_to_sequence});
+}
+
+}  // namespace mo

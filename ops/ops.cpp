@@ -20,6 +20,7 @@ void register_builtin_ops(OpRegistry& r) {
     register_detection_ops(r);
     register_detection_output_op(r);
     register_subgraph_ops(r);
+    register_dft_ops(r);
     register_internal_ops(r);
 }
 

@@ -22,6 +22,7 @@ void register_grid_sample_ops(OpRegistry& r);    // GridSample
 void register_detection_ops(OpRegistry& r);      // NonMaxSuppression
 void register_detection_output_op(OpRegistry& r); // DetectionOutput (SSD post-processing)
 void register_subgraph_ops(OpRegistry& r);       // If, Loop, TensorIterator (ops with bodies)
+void register_dft_ops(OpRegistry& r);            // DFT, IDFT, RDFT
 void register_internal_ops(OpRegistry& r);       // framework-level ops lowered by back transformations
 
 // All of the above.

@@ -22,6 +22,7 @@ void register_onnx_extractors(ExtractorRegistry& r) {
     register_onnx_detection(r);
     register_onnx_control_flow(r);
     register_onnx_sequence(r);
+    register_onnx_signal(r);
 }
 
 }  // namespace mo

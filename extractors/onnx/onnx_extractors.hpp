@@ -27,5 +27,6 @@ void register_onnx_sampling(ExtractorRegistry& r);
 void register_onnx_detection(ExtractorRegistry& r);
 void register_onnx_control_flow(ExtractorRegistry& r);
 void register_onnx_sequence(ExtractorRegistry& r);
+void register_onnx_signal(ExtractorRegistry& r);
 
 }  // namespace mo

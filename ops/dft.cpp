@@ -2,7 +2,7 @@
 // trailing dimension of 2 (real, imaginary). `signal_size` trims or zero-pads each transformed
 // axis first (-1 keeps it). IDFT divides by the product of the transformed lengths; RDFT takes a
 // real input and keeps the first n/2 + 1 bins of its last transformed axis. Evaluation is the
-// direct sum of the spec in double, one axis after the other.
+// direct sum of the spec in double, one axis after the other. STFT-15 below.
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -119,6 +119,63 @@ std::vector<Tensor> evaluate_dft(const Node& n, const std::vector<Tensor>& input
     return {Tensor::from_vector<double>(out, shape).convert(data.type())};
 }
 
+// STFT-15: frames of `frame_size` samples every `frame_step` of a real [signal] or
+// [batch, signal], each multiplied by the window (a shorter window is centred in the frame with
+// zeros around it) and transformed; bins 0 .. frame_size / 2 are kept.
+void infer_stft(InferContext& c) {
+    const PartialShape& in = c.in_shape(0);
+    const Tensor* size = c.in_value(2);
+    const Tensor* step = c.in_value(3);
+    if (!in.rank_is_static()) return c.set_output(0, c.in_type(0), PartialShape::dynamic_rank());
+    if (in.rank() != 1 && in.rank() != 2) c.fail("the signal must be 1D or 2D");
+    Dimension frames, bins;
+    if (size) bins = Dimension(size->to_i64().at(0) / 2 + 1);
+    const Dimension& length = in[in.rank() - 1];
+    if (size && step && length.is_static()) {
+        const int64_t f = size->to_i64().at(0), st = step->to_i64().at(0);
+        if (f < 1 || st < 1 || f > length.get_length()) c.fail("frame_size must be 1 .. signal length and frame_step positive");
+        frames = Dimension((length.get_length() - f) / st + 1);
+    }
+    std::vector<Dimension> dims;
+    if (in.rank() == 2) dims.push_back(in[0]);
+    if (c.attr<bool>("transpose_frames")) dims.insert(dims.end(), {bins, frames, Dimension(2)});
+    else dims.insert(dims.end(), {frames, bins, Dimension(2)});
+    c.set_output(0, c.in_type(0), PartialShape(dims));
+}
+
+std::vector<Tensor> evaluate_stft(const Node& n, const std::vector<Tensor>& inputs) {
+    const Tensor& signal = inputs.at(0);
+    const auto x = signal.convert(ElementType::f64).to_f64();
+    const auto window = inputs.at(1).convert(ElementType::f64).to_f64();
+    const int64_t size = inputs.at(2).to_i64().at(0), step = inputs.at(3).to_i64().at(0);
+    const bool batched = signal.shape().size() == 2;
+    const int64_t batch = batched ? signal.shape()[0] : 1, length = signal.shape().back();
+    const auto win_len = static_cast<int64_t>(window.size());
+    if (size < 1 || step < 1 || size > length || win_len > size)
+        throw Error("frame_size must be 1 .. signal length, frame_step positive, and the window no longer than a frame", n.describe());
+    const int64_t frames = (length - size) / step + 1, bins = size / 2 + 1, left = (size - win_len) / 2;
+    const bool transpose = n.attr<bool>("transpose_frames");
+    std::vector<double> out(static_cast<size_t>(batch * frames * bins * 2));
+    for (int64_t b = 0; b < batch; ++b)
+        for (int64_t f = 0; f < frames; ++f)
+            for (int64_t k = 0; k < bins; ++k) {
+                std::complex<double> sum = 0;
+                for (int64_t j = 0; j < win_len; ++j) {
+                    const int64_t t = left + j;  // position in the frame
+                    const double angle = -2 * std::numbers::pi * static_cast<double>((k * t) % size) / static_cast<double>(size);
+                    sum += x[static_cast<size_t>(b * length + f * step + t)] * window[static_cast<size_t>(j)] * std::polar(1.0, angle);
+                }
+                const int64_t at = transpose ? (b * bins + k) * frames + f : (b * frames + f) * bins + k;
+                out[static_cast<size_t>(2 * at)] = sum.real();
+                out[static_cast<size_t>(2 * at + 1)] = sum.imag();
+            }
+    Shape shape;
+    if (batched) shape.push_back(batch);
+    if (transpose) shape.insert(shape.end(), {bins, frames, 2});
+    else shape.insert(shape.end(), {frames, bins, 2});
+    return {Tensor::from_vector<double>(out, shape).convert(signal.type())};
+}
+
 void add(OpRegistry& r, const char* type, const char* version, Kind kind) {
     OpSchema s = make_schema(type, type, version, 2, 3);
     s.infer = [kind](InferContext& c) { infer_dft(c, kind); };
@@ -132,6 +189,10 @@ void register_dft_ops(OpRegistry& r) {
     add(r, "DFT", "opset7", Kind::Forward);
     add(r, "IDFT", "opset7", Kind::Inverse);
     add(r, "RDFT", "opset9", Kind::Real);
+    OpSchema stft = make_schema("STFT", "STFT", "opset15", 4, 4, 1, {{"transpose_frames", AttrKind::Bool, {}}});
+    stft.infer = infer_stft;
+    stft.eval = evaluate_stft;
+    r.add(std::move(stft));
 }
 
 }  // namespace mo

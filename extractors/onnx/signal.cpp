@@ -1,7 +1,7 @@
 // ONNX DFT-17 -> DFT-7 / IDFT-7 / RDFT-9. ONNX's input ends in a dimension of 1 (real) or 2
 // (complex): a real input becomes complex with a zero imaginary part (Pad) for a full
 // transform, or goes to RDFT without that dimension for a one-sided one. dft_length is
-// OpenVINO's signal_size on the one axis.
+// OpenVINO's signal_size on the one axis. ONNX STFT-17 -> STFT-15.
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
@@ -43,8 +43,32 @@ void dft(ExtractContext& c) {
     c.set_output(0, c.op(inverse ? "IDFT" : "DFT", "", in));
 }
 
+// ONNX STFT-17(signal [batch, length, 1], frame_step, window?, frame_length?) -> STFT-15 of the
+// squeezed signal with transpose_frames false: [batch, frames, bins, 2], as ONNX's output.
+void stft(ExtractContext& c) {
+    OutPort x = c.input(0);
+    const int64_t rank = ExtractContext::rank_of(x);
+    if (rank != 3) c.unsupported("STFT of a signal that is not [batch, length, 1 or 2] with a known rank");
+    const Dimension& last = x.shape()[2];
+    if (!last.is_static() || last.get_length() != 1) c.unsupported("STFT of a complex signal (OpenVINO's STFT is real-to-complex)");
+    if (c.i("onesided", 1) == 0) c.unsupported("a two-sided STFT (onesided=0)");
+    if (!c.has_input(2) && !c.has_input(3)) c.fail("STFT needs a window or a frame_length", "fix the model");
+    OutPort size = c.has_input(3) ? c.op("Reshape", "frame_size", {c.input(3), c.i64s("frame_size/shape", {})}, {{"special_zero", false}})
+                                  : c.op("Squeeze", "frame_size", {c.op("ShapeOf", "window_length", {c.input(2)}, {{"output_type", ElementType::i64}}),
+                                                                   c.i64s("frame_size/axis", {0})});
+    OutPort window = c.has_input(2) ? c.input(2)
+                                    : c.op("Broadcast", "window", {c.scalar_like("one", 1.0, x), c.op("Unsqueeze", "window/shape", {size, c.i64s("window/axis", {0})})},
+                                           {{"mode", std::string("numpy")}});
+    OutPort step = c.op("Reshape", "frame_step", {c.input(1), c.i64s("frame_step/shape", {})}, {{"special_zero", false}});
+    OutPort signal = c.op("Squeeze", "signal", {x, c.i64s("signal/axis", {2})});
+    c.set_output(0, c.op("STFT", "", {signal, window, size, step}, {{"transpose_frames", false}}));
+}
+
 }  // namespace
 
-void register_onnx_signal(ExtractorRegistry& r) { r.add({"onnx", "", "DFT", 17, INT64_MAX, dft}); }
+void register_onnx_signal(ExtractorRegistry& r) {
+    r.add({"onnx", "", "DFT", 17, INT64_MAX, dft});
+    r.add({"onnx", "", "STFT", 17, INT64_MAX, stft});
+}
 
 }  // namespace mo

@@ -56,5 +56,27 @@ TEST(DftOps, SeveralAxes) {
     expect_near(run("DFT", x, {-2, -1}), {10, 0, -2, 0, -4, 0, 0, 0});
 }
 
+// Frames of 4 samples every 1 of [1, 2, 3, 4, 5] with the window [1, 1] centred (positions 1, 2):
+// frame 0 sees 2, 3: bins 5, 2·(−i) + 3·(−1) = −3 − 2i, 2·(−1) + 3 = 1; frame 1 sees 3, 4: 7, −4 − 3i, 1.
+TEST(DftOps, StftFramesWindowsAndTransposes) {
+    for (bool transpose : {false, true}) {
+        test::GraphBuilder b;
+        Node n = b.node("STFT", {b.input(ElementType::f32, {5}), b.input(ElementType::f32, {2}), b.constant<int64_t>({4}, {}),
+                                 b.constant<int64_t>({1}, {})},
+                        {{"transpose_frames", transpose}});
+        infer_node(n);
+        Tensor out = n.op().eval(n, {Tensor::from_vector<float>({1, 2, 3, 4, 5}, {5}), Tensor::from_vector<float>({1, 1}, {2}),
+                                     Tensor::scalar<int64_t>(4), Tensor::scalar<int64_t>(1)})[0];
+        EXPECT_EQ(PartialShape(out.shape()), n.out(0).shape());
+        if (!transpose) {
+            EXPECT_EQ(out.shape(), (Shape{2, 3, 2}));
+            expect_near(out.to_f64(), {5, 0, -3, -2, 1, 0, 7, 0, -4, -3, 1, 0});
+        } else {
+            EXPECT_EQ(out.shape(), (Shape{3, 2, 2}));
+            expect_near(out.to_f64(), {5, 0, 7, 0, -3, -2, -4, -3, 1, 0, 1, 0});
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mo

@@ -78,10 +78,26 @@ def collect_slices(x: torch.Tensor):
     return parts[1] + parts[4], parts[2]
 
 
+class NestedBranches(torch.nn.Module):
+    """An If inside a Loop, both branches reading a value computed before the loop (an outer-scope
+    value two graphs up) and the loop-carried accumulator."""
+
+    def forward(self, x):
+        scale = x.abs().mean() + 1.0
+        acc = torch.zeros_like(x[0])
+        for i in range(x.size(0)):
+            if bool(x[i].sum() > 0):
+                acc = acc + x[i] * scale
+            else:
+                acc = acc - x[i] / scale
+        return acc
+
+
 MODELS = {
     "recurrence": (Recurrence, [np.random.RandomState(1).randn(6, 2, 4).astype(np.float32)]),
     "data_dependent_if": (DataDependentIf, [np.random.RandomState(2).randn(3, 4).astype(np.float32)]),
     "while_halving": (WhileHalving, [np.random.RandomState(3).randn(2, 3).astype(np.float32) * 10]),
+    "nested_branches": (NestedBranches, [np.random.RandomState(5).randn(7, 3).astype(np.float32)]),
     "list_of_slices": (ListOfSlices, [np.random.RandomState(4).randn(2, 4).astype(np.float32)]),
 }
 

@@ -3,6 +3,7 @@
 // appends to a Python list inside the loop: the exported sequence ops become a scan output.
 // list_of_slices (MViT's pattern) carries a list through a constant 4-trip Loop and indexes it
 // afterwards: the Loop is unrolled at extraction and the sequence ops resolve to tensors.
+// nested_branches has an If inside a Loop whose branches read a value from two graphs up.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -80,7 +81,8 @@ INSTANTIATE_TEST_SUITE_P(TorchScript, ControlFlow,
                          ::testing::Values(Case{"recurrence", "Loop", "input_0[6,2,4]", 0},
                                            Case{"data_dependent_if", "If", "input_0[3,4]", 1},
                                            Case{"while_halving", "Loop", "input_0[2,3]", 1},
-                                           Case{"list_of_slices", "", "input_0[2,4]", 0}),
+                                           Case{"list_of_slices", "", "input_0[2,4]", 0},
+                                           Case{"nested_branches", "Loop", "input_0[7,3]", 7}),
                          [](const auto& info) { return info.param.model; });
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "extractors/extract_context.hpp"
+#include "extractors/onnx/lstm_peepholes.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
@@ -199,7 +200,11 @@ void rnn(ExtractContext& c, const RnnKind& k) {
     bool lstm = k.gates == 4;
     if (lstm && c.has_input(7)) {
         const Tensor* p = c.input_value(7);
-        if (!p || p->size() > 0) c.unsupported("LSTM peepholes (input P)");
+        if (!p || p->size() > 0) {
+            int64_t hidden = c.i("hidden_size", -1);
+            if (hidden <= 0) c.unsupported("LSTM peepholes without hidden_size");
+            return lstm_with_peepholes(c, hidden);
+        }
     }
     if (lstm && c.i("input_forget", 0)) c.unsupported("input_forget=1");
     std::string direction = c.s("direction", "forward");

@@ -8,14 +8,6 @@ namespace mo {
 
 namespace {
 
-bool shape_fits(const PartialShape& declared, const Shape& actual) {
-    if (!declared.rank_is_static()) return true;
-    if (declared.rank() != actual.size()) return false;
-    for (size_t i = 0; i < actual.size(); ++i)
-        if (!declared[i].compatible(Dimension(actual[i]))) return false;
-    return true;
-}
-
 std::string shape_text(const Shape& s) {
     std::string text = "[";
     text += PartialShape(s).to_string();

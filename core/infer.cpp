@@ -21,14 +21,6 @@ std::vector<OutputSnapshot> snapshot(Node n) {
     return s;
 }
 
-bool shape_fits(const PartialShape& inferred, const Shape& actual) {
-    if (!inferred.rank_is_static()) return true;
-    if (inferred.rank() != actual.size()) return false;
-    for (size_t i = 0; i < actual.size(); ++i)
-        if (!inferred[i].compatible(Dimension(actual[i]))) return false;
-    return true;
-}
-
 // Folds `n` when its inputs are known; clears stale values otherwise.
 void fold(Node n) {
     const OpSchema& op = n.op();

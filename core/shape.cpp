@@ -169,4 +169,12 @@ int64_t normalize_axis(int64_t axis, int64_t rank) {
     return axis < 0 ? axis + rank : axis;
 }
 
+bool shape_fits(const PartialShape& partial, const Shape& actual) {
+    if (!partial.rank_is_static()) return true;
+    if (partial.rank() != actual.size()) return false;
+    for (size_t i = 0; i < actual.size(); ++i)
+        if (!partial[i].compatible(Dimension(actual[i]))) return false;
+    return true;
+}
+
 }  // namespace mo

@@ -82,6 +82,9 @@ private:
     bool dynamic_rank_ = false;
 };
 
+// Whether a concrete shape is one the partial shape allows.
+MO_API bool shape_fits(const PartialShape& partial, const Shape& actual);
+
 // Numpy-style broadcast of two partial shapes; throws mo::Error when incompatible.
 MO_API PartialShape broadcast_numpy(const PartialShape& a, const PartialShape& b);
 // Normalises a possibly negative axis against `rank`; throws mo::Error when out of range.

@@ -169,6 +169,16 @@ private:
         }
     }
 
+    // axis, start, end, stride, part_size of a sliced input or a concatenated output, with the
+    // defaults OpenVINO's reader applies.
+    template <typename Entry> void read_slicing(const Layer& l, pugi::xml_node e, Entry& entry) const {
+        entry.axis = int_attr(l, e, "axis");
+        entry.start = int_attr(l, e, "start", 0);
+        entry.end = int_attr(l, e, "end", -1);
+        entry.stride = int_attr(l, e, "stride", 1);
+        entry.part_size = int_attr(l, e, "part_size", 1);
+    }
+
     // One body with its port map, as OpenVINO's reader takes them: inputs with an axis are
     // sliced, inputs with a back edge merged, the others invariant; outputs with an axis are
     // concatenated; the purpose attribute marks Loop's current iteration and condition.
@@ -206,11 +216,7 @@ private:
             in.external = static_cast<size_t>(external);
             if (e.attribute("axis")) {
                 in.kind = BodyInput::Kind::Sliced;
-                in.axis = int_attr(l, e, "axis");
-                in.start = int_attr(l, e, "start", 0);
-                in.end = int_attr(l, e, "end", -1);
-                in.stride = int_attr(l, e, "stride", 1);
-                in.part_size = int_attr(l, e, "part_size", 1);
+                read_slicing(l, e, in);
             } else {
                 for (pugi::xml_node edge : xml.child("back_edges").children("edge"))
                     if (unsigned_attr(l, edge, "to-layer") == unsigned_attr(l, e, "internal_layer_id")) {
@@ -244,11 +250,7 @@ private:
             out.result = index_in(results, unsigned_attr(l, e, "internal_layer_id"), "Result");
             if (e.attribute("axis")) {
                 out.kind = BodyOutput::Kind::Concat;
-                out.axis = int_attr(l, e, "axis");
-                out.start = int_attr(l, e, "start", 0);
-                out.end = int_attr(l, e, "end", -1);
-                out.stride = int_attr(l, e, "stride", 1);
-                out.part_size = int_attr(l, e, "part_size", 1);
+                read_slicing(l, e, out);
             }
             body.outputs.push_back(out);
         }

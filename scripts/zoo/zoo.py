@@ -241,6 +241,41 @@ def f64_check(name, out, row):
     gots = [np.load(os.path.join(out, "f32_out", f"{n}.npy")) for n in row["output_names"]]
     row["torch_f32_vs_f64"], _ = compare(kind, exact, refs)
     row["mo_f32_vs_f64"], _ = compare(kind, exact, gots)
+    if kind == "detection":
+        stable, found = stable_detections(exact, refs, gots)
+        row["stable_detections"], row["stable_detections_in_mo"] = stable, found
+
+
+def matches(boxes, scores, labels, i, others, used, span):
+    """Index of an unused detection in `others` equal to detection i (label, score within 1e-4,
+    box within 1e-3 of the box range), or -1."""
+    ob, os_, ol = others
+    for j in range(len(os_)):
+        if not used[j] and ol[j] == labels[i] and abs(float(os_[j]) - float(scores[i])) <= 1e-4 and \
+                float(np.abs(ob[j] - boxes[i]).max()) <= 1e-3 * span:
+            return j
+    return -1
+
+
+def stable_detections(exact, refs, gots):
+    """PyTorch's f32 detections that its float64 run also gives (the ones rounding does not
+    decide), and how many of them mo's IR gives."""
+    boxes, scores, labels = refs[0], refs[1], refs[2]
+    span = max(float(np.ptp(boxes)) if boxes.size else 1.0, 1e-6)
+    used_exact = np.zeros(len(exact[1]), bool)
+    used_mo = np.zeros(len(gots[1]), bool)
+    stable = found = 0
+    for i in range(len(scores)):
+        j = matches(boxes, scores, labels, i, exact[:3], used_exact, span)
+        if j < 0:
+            continue
+        used_exact[j] = True
+        stable += 1
+        k = matches(boxes, scores, labels, i, gots[:3], used_mo, span)
+        if k >= 0:
+            used_mo[k] = True
+            found += 1
+    return stable, found
 
 
 def main():
@@ -258,7 +293,8 @@ def main():
             r = json.loads(line)
             rows[r["model"]] = r
         for name, row in rows.items():
-            if not str(row.get("f32_status", "")).startswith("mismatch") or "mo_f32_vs_f64" in row:
+            done = "mo_f32_vs_f64" in row and (row.get("kind") != "detection" or "stable_detections" in row)
+            if not str(row.get("f32_status", "")).startswith("mismatch") or done:
                 continue
             try:
                 f64_check(name, os.path.join(args.out, name), row)

@@ -103,6 +103,7 @@ public:
     // Bodies of a sub-graph op (If, Loop, TensorIterator), in the op's order; empty for others.
     std::vector<Body>& bodies() const;
     // Adds an empty body graph owned by this node (its Parameters and Results are added later).
+    // The reference stays valid until the next add_body() on this node.
     Body& add_body(std::string role) const;
 
 private:

@@ -61,11 +61,15 @@ void range(ExtractContext& c) {
 
 void identity(ExtractContext& c) { c.set_output(0, c.input(0)); }
 
-// Inference-mode Dropout passes its input through; its mask keeps everything.
+// Inference-mode Dropout passes its input through; its mask keeps everything. So does a Dropout
+// in training mode whose ratio is a constant 0 (it drops nothing).
 void dropout(ExtractContext& c) {
     if (c.has_input(2)) {  // training_mode (opset 12)
         const Tensor* training = c.input_value(2);
-        if (!training || training->to_i64().at(0) != 0) c.unsupported("Dropout in training mode");
+        const Tensor* ratio = c.input_value(1);
+        const bool drops_nothing = ratio && ratio->to_f64().at(0) == 0.0;
+        if ((!training || training->to_i64().at(0) != 0) && !drops_nothing)
+            c.unsupported("Dropout in training mode (unless its ratio is a constant 0)");
     }
     OutPort x = c.input(0);
     if (c.output_used(1)) {

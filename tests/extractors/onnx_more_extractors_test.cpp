@@ -38,6 +38,24 @@ TEST(OnnxExtractMore, DropoutMaskIsAllTrue) {
     EXPECT_TRUE(mask.in(1).src().node().is("ShapeOf"));
 }
 
+// Training mode with a constant ratio of 0 drops nothing: the same identity; any other ratio is refused.
+TEST(OnnxExtractMore, TrainingDropoutWithRatioZeroIsAnIdentity) {
+    for (float ratio : {0.0f, 0.5f}) {
+        OnnxModelBuilder m(13);
+        m.input("x", {2, 2});
+        m.initializer("ratio", std::vector<float>{ratio}, {});
+        m.input("training", {}, onnx::TensorProto::BOOL);
+        m.node("Dropout", {"x", "ratio", "training"}, {"y"}, {}, "drop");
+        m.output("y");
+        if (ratio == 0.0f) {
+            auto g = convert_onnx(m, "dropout_training.onnx");
+            EXPECT_EQ(output_node(*g, 0), g->parameters()[0]);
+        } else {
+            EXPECT_THROW(convert_onnx(m, "dropout_training_half.onnx"), Error);
+        }
+    }
+}
+
 TEST(OnnxExtractMore, LayerNormalizationIsMvnTimesScalePlusBias) {
     OnnxModelBuilder m(17);
     m.input("x", {2, 3, 4});

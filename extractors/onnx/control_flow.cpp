@@ -50,17 +50,18 @@ OutPort body_i64s(Body& body, const std::string& name, std::vector<int64_t> valu
     return body.graph->add_constant(name, Tensor::from_vector<int64_t>(values, {n})).out(0);
 }
 
-// Inserts `type`(value, axes) between body Result `result` and its producer.
-void wrap_result(Body& body, size_t result, const std::string& type, int64_t axis) {
+// Inserts Unsqueeze(value, axis) between body Result `result` and its producer: the value of one
+// iteration as a slice of the concatenated output.
+void stack_result(Body& body, size_t result, int64_t axis) {
     Node r = body.graph->results()[result];
     OutPort src = r.in(0).src();
-    const std::string name = r.name() + "/" + (type == "Unsqueeze" ? "stack" : "squeeze");
-    r.in(0).connect(add_body_op(body, type, name, {src, body_i64s(body, name + "/axis", {axis})}).out(0));
+    const std::string name = r.name() + "/stack";
+    r.in(0).connect(add_body_op(body, "Unsqueeze", name, {src, body_i64s(body, name + "/axis", {axis})}).out(0));
 }
 
 void if_op(ExtractContext& c) {
     Body& then_body = body_of(c, "then_branch", "then_body");
-    Body& else_body = body_of(c, "else_branch", "else_body");
+    body_of(c, "else_branch", "else_body");
     auto& bodies = c.node().bodies();
     if (&bodies[0] != &then_body) std::swap(bodies[0], bodies[1]);
     for (Body* b : {&bodies[0], &bodies[1]}) {
@@ -106,6 +107,32 @@ std::vector<Node> appended_sequence(ExtractContext& c, const Body& body, size_t 
         concats.push_back(t.node());
     }
     return concats;
+}
+
+// Carried list `i` (see appended_sequence) becomes Loop output i as a scan output: the appended
+// value, Unsqueezed when the ConcatFromSequence adds an axis, concatenated along its axis; the
+// ConcatFromSequence nodes go. The list's body Parameter and Loop input are removed by the caller.
+void lower_appended_list(ExtractContext& c, Body& body, size_t i, const std::vector<Node>& concats) {
+    Graph& g = *body.graph;
+    const int64_t axis = int_attr(concats[0], "axis");
+    const bool new_axis = int_attr(concats[0], "new_axis") != 0;
+    for (const Node& other : concats)
+        if (int_attr(other, "axis") != axis || (int_attr(other, "new_axis") != 0) != new_axis)
+            c.unsupported("one appended sequence concatenated in two ways");
+    Node result = g.results()[1 + i];
+    Node insert = result.in(0).src().node();
+    result.in(0).connect(insert.in(1).src());
+    g.remove_node(insert);
+    if (new_axis) stack_result(body, 1 + i, axis);
+    BodyOutput out{BodyOutput::Kind::Concat, i, 1 + i};
+    out.axis = axis;
+    body.outputs.push_back(out);
+    for (const Node& concat : concats) {
+        concat.out(0).replace_all_uses_with(c.node().out(i));
+        auto& names = c.node().out(i).names();
+        names.insert(names.end(), concat.out(0).names().begin(), concat.out(0).names().end());
+        c.graph().remove_node(concat);
+    }
 }
 
 bool known_true(const Tensor* t) { return t && t->size() == 1 && t->to_i64().at(0) != 0; }
@@ -171,9 +198,9 @@ void loop(ExtractContext& c) {
     if (own_inputs(body) != carried + 2)
         c.fail("the body takes " + std::to_string(own_inputs(body)) + " inputs, the Loop gives " + std::to_string(carried + 2),
                "fix the model");
-    const size_t scans = g.results().size() - 1 - carried;
-    if (g.results().size() < carried + 1 || c.output_count() != carried + scans)
+    if (g.results().size() < carried + 1 || c.output_count() != g.results().size() - 1)
         c.fail("the body's outputs do not match the Loop's", "fix the model");
+    const size_t scans = g.results().size() - 1 - carried;
     Node loop = c.node();
     if (!c.has_input(0)) loop.in(0).connect(c.i64("trip_count", -1));
     if (!c.has_input(1)) loop.in(1).connect(c.constant("execution_condition", Tensor::scalar<bool>(true)));
@@ -198,32 +225,13 @@ void loop(ExtractContext& c) {
             body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, i, 1 + i});
             continue;
         }
-        // The appended value becomes a scan output shaped as the ConcatFromSequence wants it.
-        const int64_t axis = int_attr(concats[0], "axis");
-        const bool new_axis = int_attr(concats[0], "new_axis") != 0;
-        for (const Node& other : concats)
-            if (int_attr(other, "axis") != axis || (int_attr(other, "new_axis") != 0) != new_axis)
-                c.unsupported("one appended sequence concatenated in two ways");
-        Node result = g.results()[1 + i];
-        Node insert = result.in(0).src().node();
-        result.in(0).connect(insert.in(1).src());
-        g.remove_node(insert);
-        if (new_axis) wrap_result(body, 1 + i, "Unsqueeze", axis);
-        BodyOutput out{BodyOutput::Kind::Concat, i, 1 + i};
-        out.axis = axis;
-        body.outputs.push_back(out);
-        for (const Node& concat : concats) {
-            concat.out(0).replace_all_uses_with(c.node().out(i));
-            auto& names = c.node().out(i).names();
-            names.insert(names.end(), concat.out(0).names().begin(), concat.out(0).names().end());
-            c.graph().remove_node(concat);
-        }
+        lower_appended_list(c, body, i, concats);
         sequences.push_back(i);
     }
     // Scan outputs stack the per-iteration values along a new first axis.
     for (size_t k = 0; k < scans; ++k) {
         const size_t result = 1 + carried + k;
-        wrap_result(body, result, "Unsqueeze", 0);
+        stack_result(body, result, 0);
         BodyOutput out{BodyOutput::Kind::Concat, carried + k, result};
         body.outputs.push_back(out);
     }
@@ -290,7 +298,7 @@ void scan(ExtractContext& c) {
     }
     for (size_t k = 0; k < n_scan_out; ++k) {
         const size_t result = n_state + k;
-        wrap_result(body, result, "Unsqueeze", out_axes[k]);
+        stack_result(body, result, out_axes[k]);
         BodyOutput out{BodyOutput::Kind::Concat, result, result};
         out.axis = out_axes[k];
         if (out_dirs[k] != 0) out.start = -1, out.end = 0, out.stride = -1;

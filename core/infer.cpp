@@ -1,5 +1,7 @@
 #include "core/infer.hpp"
 
+#include <algorithm>
+
 #include "core/log.hpp"
 
 namespace mo {
@@ -21,6 +23,28 @@ std::vector<OutputSnapshot> snapshot(Node n) {
     return s;
 }
 
+// Whether running `n`'s bodies at conversion is bounded: a Loop folds only with a known trip
+// count of at most kMaxFoldedIterations (-1 or a huge constant could run for ever), and a
+// TensorIterator only with at most that many parts of each sliced input.
+bool bounded_iterations(const Node& n) {
+    if (n.bodies().empty() || n.is("If")) return true;
+    if (n.is("Loop")) {
+        const Tensor* trip = n.in(0).value();
+        if (!trip || trip->size() != 1) return false;
+        const int64_t count = trip->to_i64().at(0);
+        return count >= 0 && count <= kMaxFoldedIterations;
+    }
+    for (const BodyInput& in : n.bodies().at(0).inputs) {
+        if (in.kind != BodyInput::Kind::Sliced) continue;
+        const PartialShape& s = n.in(in.external).shape();
+        if (!s.rank_is_static() || s.rank() == 0) return false;
+        const int64_t axis = in.axis < 0 ? in.axis + static_cast<int64_t>(s.rank()) : in.axis;
+        if (axis < 0 || axis >= static_cast<int64_t>(s.rank()) || !s[static_cast<size_t>(axis)].is_static()) return false;
+        if (s[static_cast<size_t>(axis)].get_length() > kMaxFoldedIterations * std::max<int64_t>(in.part_size, 1)) return false;
+    }
+    return true;
+}
+
 // Folds `n` when its inputs are known; clears stale values otherwise.
 void fold(Node n) {
     const OpSchema& op = n.op();
@@ -33,7 +57,8 @@ void fold(Node n) {
         return;
     }
     // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
-    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count("decompression");
+    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count("decompression") &&
+                    bounded_iterations(n);
     bool all_constant = true;
     std::vector<Tensor> inputs(n.input_count());
     for (size_t i = 0; foldable && i < n.input_count(); ++i) {

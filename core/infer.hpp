@@ -11,9 +11,12 @@ namespace mo {
 
 // Outputs above this many elements are folded only when every input is a Constant.
 inline constexpr int64_t kMaxFoldedElements = 10'000'000;
+// A Loop or TensorIterator is folded only when it runs at most this many iterations.
+inline constexpr int64_t kMaxFoldedIterations = 1024;
 
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
-// connected input has a known value (never for Parameters, nor for decompression Converts).
+// connected input has a known value (never for Parameters, nor for decompression Converts, nor
+// for a Loop / TensorIterator of more than kMaxFoldedIterations or unknown iterations).
 // An eval that throws mo::Error leaves the node unfolded. Returns whether an output changed.
 MO_API bool infer_node(Node node);
 

@@ -187,6 +187,26 @@ TEST(LoopOp, InferenceKeepsBackEdgeShapesAndLeavesUnknownIterationCountsDynamic)
     EXPECT_EQ(g->results()[1].in(0).shape(), PartialShape({Dimension::dynamic(), 2}));
 }
 
+// With every input known the Loop folds at conversion, unless its trip count could make that run
+// for long: -1 (no limit) or more than kMaxFoldedIterations stay unfolded.
+TEST(LoopOp, FoldsOnlyABoundedNumberOfIterations) {
+    for (int64_t trip : {int64_t{10}, int64_t{-1}, int64_t{1'000'000'000}}) {
+        auto g = loop_model();
+        Node loop = g->find_by_name("loop");
+        loop.in(0).connect(g->add_constant("trip_value", Tensor::scalar<int64_t>(trip)).out(0));
+        loop.in(2).connect(g->add_constant("init_value", Tensor::from_vector<float>({1, 1}, {2})).out(0));
+        loop.in(3).connect(g->add_constant("x_value", Tensor::from_vector<float>({1, 10}, {2})).out(0));
+        infer_graph(*g);
+        const Tensor* folded = loop.out(0).value();
+        if (trip == 10) {
+            ASSERT_NE(folded, nullptr);
+            EXPECT_EQ(values(*folded), (std::vector<double>{4, 31}));
+        } else {
+            EXPECT_EQ(folded, nullptr) << "trip count " << trip;
+        }
+    }
+}
+
 TEST(LoopOp, IrKeepsSpecialPortsAndBackEdges) {
     auto g = loop_model();
     test::ScratchDir dir{"loop_ir"};

@@ -178,7 +178,8 @@ int64_t axis_of(int64_t axis, const PartialShape& shape, const InferContext& c) 
     }
 }
 
-// Iterations known at conversion time, or -1. `trip_count` is -1 for TensorIterator.
+// Iterations known at conversion time, or -1: a Loop's constant trip count (with constant, true
+// conditions), capped by the parts of its sliced inputs; a TensorIterator's parts alone.
 int64_t known_iterations(const InferContext& c, const Body& body, bool is_loop) {
     int64_t count = -1;
     if (is_loop) {

@@ -7,6 +7,7 @@
 #include "core/evaluator.hpp"
 #include "core/graph.hpp"
 #include "core/infer.hpp"
+#include "core/loop_unroll.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
 
@@ -303,9 +304,7 @@ std::vector<Tensor> evaluate_iterations(const Node& n, const std::vector<Tensor>
                 int64_t axis = normalize_axis(in.axis, static_cast<int64_t>(t.shape().size()));
                 args[in.parameter] = slice_axis(t, axis, walks[k].offset(i), in.part_size);
             } else if (in.kind == BodyInput::Kind::CurrentIteration) {
-                const PartialShape& s = g.parameters()[in.parameter].out(0).shape();
-                Shape shape = s.rank_is_static() && s.rank() == 1 ? Shape{1} : Shape{};
-                args[in.parameter] = Tensor::from_vector<int64_t>({i}, shape).convert(g.parameters()[in.parameter].out(0).type());
+                args[in.parameter] = iteration_number(g.parameters()[in.parameter], i);
             }
         }
         std::vector<Tensor> results = evaluate(g, args);

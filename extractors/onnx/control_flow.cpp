@@ -2,9 +2,7 @@
 // bodies (the GRAPH attributes) and turned every outer value a body reads into an input of the
 // node and an Invariant body input; these extractors map the ONNX body inputs and outputs onto
 // OpenVINO's port map.
-#include <map>
-
-#include "core/graph_copy.hpp"
+#include "core/loop_unroll.hpp"
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 #include "loaders/onnx/onnx_loader.hpp"
@@ -135,8 +133,6 @@ void lower_appended_list(ExtractContext& c, Body& body, size_t i, const std::vec
     }
 }
 
-bool known_true(const Tensor* t) { return t && t->size() == 1 && t->to_i64().at(0) != 0; }
-
 // The value a body port has in every iteration when it is known: a constant, or a Parameter that
 // receives a constant outer value.
 const Tensor* invariant_value(ExtractContext& c, const Body& body, const OutPort& port) {
@@ -148,44 +144,24 @@ const Tensor* invariant_value(ExtractContext& c, const Body& body, const OutPort
 }
 
 // A Loop whose carried sequence does more than collect a scan output (MViT builds a list of
-// slices, appends to it after the loop and picks elements) is unrolled here when its trip count
-// is a small constant and its conditions constantly true: the copies' sequence placeholders then
-// resolve like any other. Returns false when the Loop is not such a one.
-bool unroll_with_sequences(ExtractContext& c, Body& body, size_t carried, size_t scans) {
+// slices, appends to it after the loop and picks elements) is unrolled here, port map complete,
+// when its trip count is a small constant and its conditions constantly true: the copies'
+// sequence placeholders then resolve like any other. Returns false when the Loop is not such a one.
+bool unroll_with_sequences(ExtractContext& c, const Body& body) {
     constexpr int64_t kMaxIterations = 64;
     const Tensor* trip = c.input_value(0);
     if (!trip || trip->size() != 1) return false;
     const int64_t iterations = trip->to_i64().at(0);
-    if (iterations < 1 || iterations > kMaxIterations) return false;
-    if (c.has_input(1) && !known_true(c.input_value(1))) return false;
-    Graph& g = *body.graph;
+    if (iterations < 1 || iterations > kMaxIterations || !known_true(c.input_value(1))) return false;
+    const Graph& g = *body.graph;
     if (!known_true(invariant_value(c, body, g.results()[0].in(0).src()))) return false;
     for (const Node& n : g.nodes())
         if (n.is("FrameworkNode") || !n.bodies().empty()) return false;
-    std::vector<OutPort> now;
-    for (size_t k = 0; k < carried; ++k) now.push_back(c.input(2 + k));
-    std::vector<std::vector<OutPort>> scanned(scans);
-    for (int64_t i = 0; i < iterations; ++i) {
-        const std::string prefix = "iteration_" + std::to_string(i);
-        std::map<uint64_t, OutPort> bound;
-        bound.emplace(g.parameters()[0].id(), c.i64(prefix + "/number", i));
-        bound.emplace(g.parameters()[1].id(), c.constant(prefix + "/condition", Tensor::scalar<bool>(true)));
-        for (size_t k = 0; k < carried; ++k) bound.emplace(g.parameters()[2 + k].id(), now[k]);
-        for (const BodyInput& in : body.inputs)
-            if (in.kind == BodyInput::Kind::Invariant) bound.emplace(g.parameters()[in.parameter].id(), c.input(in.external));
-        GraphCopy copy = copy_graph(g, c.graph(), c.name() + "/" + prefix + "/", bound, false);
-        for (size_t k = 0; k < carried; ++k) now[k] = copy.port(g.results()[1 + k].in(0).src());
-        for (size_t s = 0; s < scans; ++s) scanned[s].push_back(copy.port(g.results()[1 + carried + s].in(0).src()));
-    }
-    for (size_t k = 0; k < carried; ++k) c.set_output(k, now[k]);
-    for (size_t s = 0; s < scans; ++s) {
-        std::vector<OutPort> stacked;
-        for (size_t i = 0; i < scanned[s].size(); ++i)
-            stacked.push_back(c.op("Unsqueeze", "scan_" + std::to_string(s) + "/" + std::to_string(i),
-                                   {scanned[s][i], c.i64s("scan_" + std::to_string(s) + "/axis_" + std::to_string(i), {0})}));
-        c.set_output(carried + s, c.op("Concat", "scan_" + std::to_string(s), stacked, {{"axis", int64_t{0}}}));
-    }
-    return true;
+    std::vector<OutPort> inputs;
+    for (size_t i = 0; i < c.input_count(); ++i) inputs.push_back(c.input(i));
+    const auto outputs = unroll_loop_body(body, c.graph(), inputs, c.output_count(), iterations, c.name() + "/");
+    for (size_t j = 0; j < outputs.size(); ++j) c.set_output(j, outputs[j]);
+    return true;  // the Loop, a FrameworkNode without consumers now, goes
 }
 
 // ONNX: Loop(M?, cond?, v...) with body (iteration, cond_in, v...) -> (cond_out, v..., scan...).
@@ -211,15 +187,13 @@ void loop(ExtractContext& c) {
     iteration.set_attr("shape", PartialShape{});
     body.inputs.push_back(BodyInput{BodyInput::Kind::CurrentIteration, 0, 0});
     body.outputs.push_back(BodyOutput{BodyOutput::Kind::Condition, 0, 0});
+    // A carried sequence other than a list to append to: the Loop is unrolled once mapped.
+    bool unroll = false;
     for (size_t i = 0; i < carried; ++i)
-        if (g.parameters()[2 + i].framework().type == kOnnxSequence && appended_sequence(c, body, i).empty()) {
-            if (unroll_with_sequences(c, body, carried, scans)) return;  // the Loop node goes
-            c.unsupported("a sequence carried through the Loop other than a list appended to and concatenated after "
-                          "it, in a Loop that is not a short constant one");
-        }
+        unroll |= g.parameters()[2 + i].framework().type == kOnnxSequence && appended_sequence(c, body, i).empty();
     std::vector<size_t> sequences;  // carried values that are appended-to lists, lowered below
     for (size_t i = 0; i < carried; ++i) {
-        std::vector<Node> concats = appended_sequence(c, body, i);
+        std::vector<Node> concats = unroll ? std::vector<Node>{} : appended_sequence(c, body, i);
         if (concats.empty()) {
             body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, 2 + i, 2 + i, 1 + i});
             body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, i, 1 + i});
@@ -254,7 +228,13 @@ void loop(ExtractContext& c) {
     } else {
         remove_body_parameter(body, 1);
     }
-    c.become("Loop");
+    if (!unroll) {
+        c.become("Loop");
+        return;
+    }
+    if (!unroll_with_sequences(c, body))
+        c.unsupported("a sequence carried through the Loop other than a list appended to and concatenated after it, "
+                      "in a Loop that is not a short constant one");
 }
 
 // ONNX Scan-9+: (state..., scan inputs...) with body (state..., slices...) -> (state..., scan...).

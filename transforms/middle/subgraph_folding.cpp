@@ -1,8 +1,7 @@
 #include "transforms/middle/subgraph_folding.hpp"
 
-#include <algorithm>
-
 #include "core/graph_copy.hpp"
+#include "core/loop_unroll.hpp"
 #include "core/log.hpp"
 
 namespace mo {
@@ -16,8 +15,6 @@ void take_over(const OutPort& from, const OutPort& to) {
     names.insert(names.end(), from.names().begin(), from.names().end());
     from.names().clear();
 }
-
-bool known_true(const Tensor* t) { return t && t->size() == 1 && t->to_i64().at(0) != 0; }
 
 // The Loop's iteration count when it is known before running it, else -1.
 int64_t fixed_iterations(const Node& loop) {
@@ -85,49 +82,14 @@ bool UnrollLoop::matches(Node n) const {
 }
 
 bool UnrollLoop::apply(Node n, const TransformContext&) {
-    const Body& body = n.bodies().at(0);
-    const Graph& g = *body.graph;
     const int64_t iterations = fixed_iterations(n);
-    Graph& outer = n.graph();
-    std::map<size_t, OutPort> carried;  // body Parameter index -> its value in this iteration
-    for (const BodyInput& in : body.inputs)
-        if (in.kind != BodyInput::Kind::CurrentIteration) carried.emplace(in.parameter, n.in(in.external).src());
-    std::vector<std::vector<OutPort>> concat(body.outputs.size());
-    std::vector<OutPort> last(body.outputs.size());
-    for (int64_t i = 0; i < iterations; ++i) {
-        const std::string prefix = n.name() + "/iteration_" + std::to_string(i) + "/";
-        std::map<uint64_t, OutPort> bound;
-        for (const BodyInput& in : body.inputs) {
-            Node p = g.parameters()[in.parameter];
-            if (in.kind == BodyInput::Kind::CurrentIteration) {
-                const Tensor value = Tensor::from_vector<int64_t>({i}, p.out(0).shape().rank_is_static() && p.out(0).shape().rank() == 1 ? Shape{1} : Shape{})
-                                         .convert(p.out(0).type());
-                bound.emplace(p.id(), outer.add_constant(prefix + p.name(), value).out(0));
-            } else {
-                bound.emplace(p.id(), carried.at(in.parameter));
-            }
-        }
-        GraphCopy copy = copy_graph(g, outer, prefix, bound, false);
-        auto value_of = [&](size_t result) { return copy.port(g.results()[result].in(0).src()); };
-        for (const BodyInput& in : body.inputs)
-            if (in.kind == BodyInput::Kind::Merged) carried[in.parameter] = value_of(in.result);
-        for (size_t k = 0; k < body.outputs.size(); ++k) {
-            const BodyOutput& out = body.outputs[k];
-            if (out.kind == BodyOutput::Kind::Concat) concat[k].push_back(value_of(out.result));
-            if (out.kind == BodyOutput::Kind::Last) last[k] = value_of(out.result);
-        }
-    }
-    for (size_t k = 0; k < body.outputs.size(); ++k) {
-        const BodyOutput& out = body.outputs[k];
-        if (out.kind == BodyOutput::Kind::Last) take_over(n.out(out.external), last[k]);
-        if (out.kind != BodyOutput::Kind::Concat) continue;
-        if (out.stride < 0) std::reverse(concat[k].begin(), concat[k].end());
-        Node joined = outer.add_op("Concat", n.name() + "/output_" + std::to_string(out.external), concat[k],
-                                   {{"axis", AttrValue(out.axis)}});
-        take_over(n.out(out.external), joined.out(0));
-    }
+    std::vector<OutPort> inputs;
+    for (size_t i = 0; i < n.input_count(); ++i) inputs.push_back(n.in(i).src());
+    const auto outputs = unroll_loop_body(n.bodies().at(0), n.graph(), inputs, n.output_count(), iterations, n.name() + "/");
+    for (size_t j = 0; j < outputs.size(); ++j)
+        if (outputs[j].node()) take_over(n.out(j), outputs[j]);
     MO_LOG(Debug, "UnrollLoop: ", n.describe(), " unrolled ", iterations, " times");
-    outer.remove_node(n);
+    n.graph().remove_node(n);
     return true;
 }
 

@@ -39,9 +39,22 @@ struct NodeData {
 
 struct Graph::Impl {
     BoostGraph g;
-    std::map<uint64_t, std::unique_ptr<NodeData>> nodes;  // id order
-    uint64_t next_id = 0;
+    // Indexed by id, null once removed: ids only grow, so this is id order, find_by_id is an
+    // index, and walks over the nodes scan an array instead of chasing tree pointers.
+    std::vector<std::unique_ptr<NodeData>> nodes;
+    size_t live = 0;
     uint64_t walk_epoch = 0;  // NodeData::walk_epoch == this: visited by the current walk
+    // topological_order() as of change_count() == topo_change (passes that change nothing
+    // reuse it: most of them, on most graphs).
+    std::vector<Node> topo;
+    uint64_t topo_change = UINT64_MAX;
+    uint64_t clean_key = 0;  // clean_up_key() after the last remove_dead_nodes()
+
+    template <typename Fn>
+    void for_each(Fn&& fn) const {
+        for (const auto& d : nodes)
+            if (d) fn(d.get());
+    }
 };
 
 // ---------------------------------------------------------------- Node
@@ -97,6 +110,7 @@ void Node::set_output_count(size_t n) const {
     if (n < d_->outputs.size()) {
         auto& g = d_->graph->impl().g;
         boost::remove_out_edge_if(d_->vertex, [&](auto e) { return g[e].out_port >= n; }, g);
+        d_->graph->note_change();
     }
     d_->outputs.resize(n);
 }
@@ -246,14 +260,15 @@ Graph::~Graph() = default;
 Node Graph::add_node(const OpSchema& op, std::string name) {
     auto d = std::make_unique<NodeData>();
     d->graph = this;
-    d->id = impl_->next_id++;
+    d->id = impl_->nodes.size();
     d->name = std::move(name);
     d->op = &op;
     d->num_inputs = op.min_inputs;
     d->outputs.resize(op.num_outputs == SIZE_MAX ? 1 : op.num_outputs);
     d->vertex = boost::add_vertex(d.get(), impl_->g);
     Node n(d.get());
-    impl_->nodes.emplace(d->id, std::move(d));
+    impl_->nodes.push_back(std::move(d));
+    ++impl_->live;
     note_change();
     return n;
 }
@@ -283,7 +298,8 @@ void Graph::remove_node(Node n) {
     boost::remove_vertex(v, impl_->g);
     std::erase(parameters_, n);
     std::erase(results_, n);
-    impl_->nodes.erase(n.id());  // frees the NodeData: `n` dangles from here on
+    impl_->nodes[n.id()].reset();  // frees the NodeData: `n` dangles from here on
+    --impl_->live;
     note_change();
 }
 
@@ -307,26 +323,34 @@ void Graph::replace(Node old_node, Node new_node) {
     remove_node(old_node);
 }
 
-size_t Graph::node_count() const { return impl_->nodes.size(); }
+size_t Graph::node_count() const { return impl_->live; }
 
 std::vector<Node> Graph::nodes() const {
     std::vector<Node> v;
-    v.reserve(impl_->nodes.size());
-    for (auto& [_, d] : impl_->nodes) v.emplace_back(d.get());
+    v.reserve(impl_->live);
+    impl_->for_each([&](NodeData* d) { v.emplace_back(d); });
     return v;
 }
 
 std::vector<Node> Graph::topological_order() const {
+    if (impl_->topo_change != change_count_) {
+        impl_->topo = compute_topological_order();
+        impl_->topo_change = change_count_;
+    }
+    return impl_->topo;
+}
+
+std::vector<Node> Graph::compute_topological_order() const {
     auto& g = impl_->g;
     std::vector<std::pair<uint64_t, NodeData*>> ready;  // a min-heap on id
-    for (auto& [id, d] : impl_->nodes) {
+    impl_->for_each([&](NodeData* d) {
         d->walk_count = boost::in_degree(d->vertex, g);  // inputs not yet ordered
-        if (d->walk_count == 0) ready.emplace_back(id, d.get());
-    }
+        if (d->walk_count == 0) ready.emplace_back(d->id, d);
+    });
     auto later = std::greater<>();
     std::make_heap(ready.begin(), ready.end(), later);
     std::vector<Node> order;
-    order.reserve(impl_->nodes.size());
+    order.reserve(impl_->live);
     while (!ready.empty()) {
         std::pop_heap(ready.begin(), ready.end(), later);
         NodeData* d = ready.back().second;
@@ -340,27 +364,41 @@ std::vector<Node> Graph::topological_order() const {
             }
         }
     }
-    if (order.size() != impl_->nodes.size()) {
-        for (auto& [id, d] : impl_->nodes)
+    if (order.size() != impl_->live) {
+        impl_->for_each([&](NodeData* d) {
             if (d->walk_count != 0)
-                throw Error("the graph has a cycle through this node", Node(d.get()).describe(),
+                throw Error("the graph has a cycle through this node", Node(d).describe(),
                             "mo supports only acyclic graphs (loops must be expressed as Loop/TensorIterator ops)");
+        });
     }
     return order;
 }
 
 Node Graph::find_by_name(std::string_view name) const {
-    for (auto& [_, d] : impl_->nodes)
-        if (d->name == name) return Node(d.get());
+    for (const auto& d : impl_->nodes)
+        if (d && d->name == name) return Node(d.get());
     return Node();
 }
 
+uint64_t Graph::id_limit() const { return impl_->nodes.size(); }
+
 Node Graph::find_by_id(uint64_t id) const {
-    auto it = impl_->nodes.find(id);
-    return it == impl_->nodes.end() ? Node() : Node(it->second.get());
+    return id < impl_->nodes.size() ? Node(impl_->nodes[id].get()) : Node();
+}
+
+// What remove_dead_nodes() depends on: the structure and the lists of Parameters and Results
+// (which passes may edit without adding or removing a node).
+uint64_t Graph::clean_up_key() const {
+    uint64_t key = change_count_ * 0x9E3779B97F4A7C15ull;
+    for (const auto* list : {&parameters_, &results_}) {
+        key = (key ^ list->size()) * 0xBF58476D1CE4E5B9ull;
+        for (const Node& n : *list) key = (key ^ n.id()) * 0x94D049BB133111EBull;
+    }
+    return key;
 }
 
 size_t Graph::remove_dead_nodes() {
+    if (impl_->clean_key == clean_up_key()) return 0;  // nothing changed since the last clean-up
     auto& g = impl_->g;
     const uint64_t live = ++impl_->walk_epoch;
     std::vector<NodeData*> stack;
@@ -377,9 +415,11 @@ size_t Graph::remove_dead_nodes() {
     }
     for (Node p : parameters_) p.data()->walk_epoch = live;
     std::vector<Node> dead;
-    for (auto& [_, d] : impl_->nodes)
-        if (d->walk_epoch != live) dead.emplace_back(d.get());
+    impl_->for_each([&](NodeData* d) {
+        if (d->walk_epoch != live) dead.emplace_back(d);
+    });
     for (Node n : dead) remove_node(n);
+    impl_->clean_key = clean_up_key();
     return dead.size();
 }
 

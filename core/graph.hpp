@@ -202,6 +202,8 @@ public:
     std::vector<Node> topological_order() const;
     Node find_by_name(std::string_view name) const;  // empty Node when absent (linear scan)
     Node find_by_id(uint64_t id) const;              // empty Node when removed
+    // Every node's id is below this: tables indexed by id can be vectors of this size.
+    uint64_t id_limit() const;
 
     // Model inputs and outputs in the source model's order (Parameter and Result nodes).
     std::vector<Node>& parameters() { return parameters_; }
@@ -230,6 +232,8 @@ private:
     friend class OutPort;
     struct Impl;  // the Boost.Graph adjacency list, kept out of this header
     Impl& impl() const { return *impl_; }
+    std::vector<Node> compute_topological_order() const;
+    uint64_t clean_up_key() const;
 
     const OpRegistry* ops_;
     Node owner_;

@@ -40,6 +40,18 @@ MappedFile::~MappedFile() {
     if (fd_ >= 0) ::close(fd_);
 }
 
+void MappedFile::read(const std::byte* ptr, std::byte* out, size_t n) const {
+    off_t offset = ptr - data_;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = ::pread(fd_, out + done, n - done, offset + static_cast<off_t>(done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        done += static_cast<size_t>(got);
+    }
+    if (done < n) std::memcpy(out + done, ptr + done, n - done);
+}
+
 void MappedFile::release_pages(const std::byte* ptr, size_t len) {
     static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
     auto begin = (reinterpret_cast<uintptr_t>(ptr) + page - 1) & ~(page - 1);  // only whole pages inside the range

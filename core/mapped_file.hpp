@@ -24,6 +24,11 @@ public:
     // The open descriptor of the file (kept for in-kernel copies of its bytes).
     int fd() const { return fd_; }
 
+    // Copies the n bytes at `ptr` (inside this mapping) to `out` with pread: no page of the
+    // mapping is touched, so nothing joins the resident set and no page faults are taken.
+    // Falls back to copying from the mapping if pread fails.
+    void read(const std::byte* ptr, std::byte* out, size_t n) const;
+
     // Tells the kernel this process no longer needs the pages of [ptr, ptr+len); they leave
     // the resident set but stay readable (they are paged in again on the next access).
     static void release_pages(const std::byte* ptr, size_t len);

@@ -46,6 +46,15 @@ ViewBuffer::ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data,
     size_ = size;
 }
 
+DerivedBuffer::~DerivedBuffer() = default;
+
+const std::byte* DerivedBuffer::materialize() const {
+    bytes_ = std::make_unique_for_overwrite<std::byte[]>(size_);
+    produce(0, bytes_.get(), size_);
+    data_ = bytes_.get();
+    return data_;
+}
+
 Tensor::Tensor(ElementType type, Shape shape, std::shared_ptr<const Buffer> buffer)
     : type_(type), shape_(std::move(shape)), buffer_(std::move(buffer)) {
     for (auto d : shape_)

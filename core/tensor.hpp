@@ -18,11 +18,12 @@
 
 namespace mo {
 
-// Read-only bytes with an owner. Subclasses own a vector or keep a file mapping alive.
+// Read-only bytes with an owner. Subclasses own a vector, keep a file mapping alive, or
+// compute the bytes on demand (DerivedBuffer).
 class MO_API Buffer {
 public:
     virtual ~Buffer() = default;
-    const std::byte* data() const { return data_; }
+    const std::byte* data() const { return data_ || size_ == 0 ? data_ : materialize(); }
     size_t size() const { return size_; }
     // The mapped model file these bytes live in, or nullptr. The emitter copies such bytes
     // file-to-file and drops their pages after use.
@@ -30,8 +31,30 @@ public:
     bool is_file_view() const { return source_file() != nullptr; }
 
 protected:
-    const std::byte* data_ = nullptr;
+    // Computes and keeps the bytes of a buffer that has none yet (DerivedBuffer).
+    virtual const std::byte* materialize() const { return nullptr; }
+    mutable const std::byte* data_ = nullptr;
     size_t size_ = 0;
+};
+
+// Bytes computed from other bytes, piece by piece, only when asked: the f16 copy of f32
+// weights is one. The IR emitter streams such a buffer into the weights file through
+// produce() in bounded pieces, so the whole result never exists in memory; anything that asks
+// for data() instead gets it computed once and kept (single-threaded use only).
+class MO_API DerivedBuffer : public Buffer {
+public:
+    explicit DerivedBuffer(size_t size) { size_ = size; }
+    ~DerivedBuffer() override;
+    // Writes bytes [offset, offset + n) of the result to `out`. May run on another thread
+    // than the caller's, for disjoint ranges at once.
+    virtual void produce(size_t offset, std::byte* out, size_t n) const = 0;
+    bool materialized() const { return data_ != nullptr; }
+
+protected:
+    const std::byte* materialize() const override;
+
+private:
+    mutable std::unique_ptr<std::byte[]> bytes_;
 };
 
 // A buffer that owns its bytes. Large ones come straight from the kernel (zero pages, huge

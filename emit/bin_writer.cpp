@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <future>
 
 #include "core/error.hpp"
 #include "core/mapped_file.hpp"
+#include "core/progress.hpp"
 
 namespace mo {
 
@@ -20,6 +22,9 @@ constexpr size_t kDirectThreshold = size_t{1} << 20;
 // Large blobs are hashed, written and released in pieces this big, cut at address multiples
 // of it so every page is released by exactly one piece.
 constexpr uintptr_t kChunk = uintptr_t{1} << 20;
+constexpr size_t kProgressStep = size_t{64} << 20;
+// Pieces of a derived buffer produced and written at a time.
+constexpr size_t kWindow = size_t{8} << 20;
 
 // A 64-bit streaming hash over 32-byte blocks in four independent lanes (so the multiplies
 // overlap and hashing keeps up with memory bandwidth); good enough that equal (hash, size)
@@ -114,10 +119,12 @@ size_t BinWriter::copy_from_mapped_file(const MappedFile& file, const std::byte*
     loff_t src = static_cast<loff_t>(data - file.data());
     size_t copied = 0;
     while (copied < size) {
-        ssize_t n = ::copy_file_range(file.fd(), &src, fd_, nullptr, size - copied, 0);
+        // In pieces, so that the progress line moves during a multi-gigabyte weight.
+        ssize_t n = ::copy_file_range(file.fd(), &src, fd_, nullptr, std::min(size - copied, kProgressStep), 0);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;  // unsupported here (EXDEV, EINVAL, ...): the caller writes the rest
         copied += static_cast<size_t>(n);
+        Progress::bytes(end_ + copied, expected_);
     }
     return copied;
 }
@@ -161,6 +168,42 @@ const BinWriter::Blob* BinWriter::find_duplicate(uint64_t hash, const std::byte*
 
 void BinWriter::remember(uint64_t hash, size_t size, Blob blob) { blobs_[Key{hash, size}].push_back(blob); }
 
+BinWriter::Placement BinWriter::add(const Tensor& t) {
+    const size_t size = t.byte_size();
+    if (size == 0) return {end_, 0};
+    const auto* derived = dynamic_cast<const DerivedBuffer*>(t.buffer().get());
+    if (derived && !derived->materialized() && size >= kDirectThreshold) return add_derived(*derived, size);
+    return add(*t.buffer(), t.bytes(), size);  // a small derived buffer is computed and kept
+}
+
+BinWriter::Placement BinWriter::add_derived(const DerivedBuffer& buffer, size_t size) {
+    if (auto it = derived_offsets_.find(&buffer); it != derived_offsets_.end()) {
+        ++deduplicated_;
+        return {it->second, size};
+    }
+    flush();
+    const uint64_t offset = end_;
+    // Two windows: one is written while the other is produced.
+    std::vector<std::byte> current(std::min(size, kWindow)), next(current.size());
+    auto produce = [&buffer](size_t from, std::byte* out, size_t n) { buffer.produce(from, out, n); };
+    size_t length = std::min(size, kWindow);
+    produce(0, current.data(), length);
+    for (size_t from = 0; from < size;) {
+        const size_t next_from = from + length, next_length = std::min(size - next_from, kWindow);
+        // If writing throws, destroying `pending` waits for the producer before `next` goes.
+        std::future<void> pending;
+        if (next_length > 0) pending = std::async(std::launch::async, produce, next_from, next.data(), next_length);
+        write_fully(current.data(), length);
+        if (pending.valid()) pending.get();
+        end_ += length;
+        Progress::bytes(end_, expected_);
+        std::swap(current, next);
+        from = next_from, length = next_length;
+    }
+    derived_offsets_.emplace(&buffer, offset);
+    return {offset, size};
+}
+
 BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data, size_t size) {
     if (size == 0) return {end_, 0};
     const bool file_view = buffer.is_file_view();
@@ -195,6 +238,7 @@ BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data,
         release_if_file_view(file_view, p, len);
     });
     end_ += size;
+    Progress::bytes(end_, expected_);
     remember(hash, size, Blob{offset, data, file_view});
     return {offset, size};
 }

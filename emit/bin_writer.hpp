@@ -2,7 +2,8 @@
 // stored once, small blobs gathered in a large buffer, large ones written straight from their
 // source. Large weights that are views of the mapped model file are copied file-to-file by the
 // kernel; other pages of file-mapped weights are dropped once written, so the resident set
-// stays well below the size of the model file.
+// stays well below the size of the model file. Large computed weights (DerivedBuffer, such as
+// f16 copies of f32 weights) are produced piece by piece as they are written.
 #pragma once
 
 #include <cstddef>
@@ -30,10 +31,12 @@ public:
     };
     // Appends the bytes (or finds an identical earlier blob) and returns where they are.
     Placement add(const Buffer& buffer, const std::byte* data, size_t size);
-    Placement add(const Tensor& t) {
-        return t.byte_size() == 0 ? Placement{end_, 0} : add(*t.buffer(), t.bytes(), t.byte_size());
-    }
+    // A tensor's bytes; those of a large DerivedBuffer are produced and written in bounded
+    // pieces, the next piece produced on a second thread while the current one is written.
+    Placement add(const Tensor& t);
 
+    // The bytes all add() calls will bring at most; progress reports count against it.
+    void set_expected_size(uint64_t bytes) { expected_ = bytes; }
     // Writes what is still buffered; call once at the end.
     void flush();
     uint64_t bytes_written() const { return end_; }
@@ -48,6 +51,7 @@ private:
     const Blob* find_duplicate(uint64_t hash, const std::byte* data, size_t size, bool file_view) const;
     void remember(uint64_t hash, size_t size, Blob blob);
     void write_fully(const std::byte* data, size_t size);
+    Placement add_derived(const DerivedBuffer& buffer, size_t size);
     // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
     // does): they are never paged into this process. Returns how many bytes it copied.
     size_t copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size);
@@ -56,6 +60,7 @@ private:
     std::string path_;
     std::vector<std::byte> buffer_;
     uint64_t end_ = 0;  // logical size of the file (written + buffered)
+    uint64_t expected_ = 0;
     // (hash, size) -> blobs with that hash; usually one.
     struct Key {
         uint64_t hash;
@@ -67,6 +72,8 @@ private:
     };
     std::unordered_map<Key, std::vector<Blob>, KeyHash> blobs_;
     size_t deduplicated_ = 0;
+    // Large derived buffers already written: the same buffer is stored once.
+    std::unordered_map<const DerivedBuffer*, uint64_t> derived_offsets_;
 };
 
 }  // namespace mo

@@ -9,13 +9,14 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <pugixml.hpp>
-#include <unordered_map>
-#include <unordered_set>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/progress.hpp"
 #include "emit/attr_format.hpp"
 #include "emit/bin_writer.hpp"
 #include "emit/staged_file.hpp"
@@ -29,29 +30,46 @@ namespace mo {
 namespace {
 
 // Nodes that reach a Result, plus every Parameter: what OpenVINO keeps when it reads the IR.
+// Marks are vectors indexed by node id (a million-node graph would need hundreds of MB of hash
+// sets).
 std::vector<Node> layer_order(const Graph& graph) {
-    std::unordered_set<uint64_t> live;
+    enum : char { kDead, kLive, kPlaced };
+    std::vector<char> mark(graph.id_limit(), kDead);
     std::vector<Node> stack(graph.results().begin(), graph.results().end());
-    for (const Node& r : stack) live.insert(r.id());
+    for (const Node& r : stack) mark[r.id()] = kLive;
     while (!stack.empty()) {
         Node n = stack.back();
         stack.pop_back();
         for (size_t i = 0; i < n.input_count(); ++i) {
             auto src = n.in(i).source();
-            if (src && live.insert(src->node().id()).second) stack.push_back(src->node());
+            if (src && mark[src->node().id()] == kDead) {
+                mark[src->node().id()] = kLive;
+                stack.push_back(src->node());
+            }
         }
     }
-    std::unordered_set<uint64_t> placed;
     std::vector<Node> order;
-    for (const Node& p : graph.parameters())
-        if (placed.insert(p.id()).second) order.push_back(p);
-    std::unordered_set<uint64_t> results;
-    for (const Node& r : graph.results()) results.insert(r.id());
+    auto place = [&](const Node& n) {
+        if (mark[n.id()] == kPlaced) return;
+        mark[n.id()] = kPlaced;
+        order.push_back(n);
+    };
+    for (const Node& p : graph.parameters()) place(p);
+    for (const Node& r : graph.results()) mark[r.id()] = kDead;  // placed last, below
     for (const Node& n : graph.topological_order())
-        if (live.count(n.id()) && !results.count(n.id()) && placed.insert(n.id()).second) order.push_back(n);
-    for (const Node& r : graph.results())
-        if (placed.insert(r.id()).second) order.push_back(r);
+        if (mark[n.id()] == kLive) place(n);
+    for (const Node& r : graph.results()) place(r);
     return order;
+}
+
+// Bytes of all constants, bodies included (duplicates counted each time): the progress total.
+uint64_t weight_bytes(const Graph& graph) {
+    uint64_t total = 0;
+    for (const Node& n : graph.nodes()) {
+        if (n.is("Constant") && n.out(0).value()) total += n.out(0).value()->byte_size();
+        for (const Body& body : n.bodies()) total += weight_bytes(*body.graph);
+    }
+    return total;
 }
 
 // Everything that would make the IR unreadable is reported before a byte is written.
@@ -177,7 +195,8 @@ void append_model_rt_info(pugi::xml_node net, const EmitOptions& options) {
     }
 }
 
-// pugixml output to a file descriptor through a large buffer; the first error is kept.
+// Buffered output to a file descriptor, for pugixml's printer and for text written directly;
+// the first error is kept.
 class FdXmlWriter final : public pugi::xml_writer {
 public:
     explicit FdXmlWriter(int fd) : fd_(fd) { buffer_.reserve(kSize); }
@@ -187,6 +206,7 @@ public:
         if (size >= kSize) return write_out(p, size);
         buffer_.insert(buffer_.end(), p, p + size);
     }
+    void text(std::string_view s) { write(s.data(), s.size()); }
     void flush() {
         write_out(buffer_.data(), buffer_.size());
         buffer_.clear();
@@ -208,14 +228,38 @@ private:
     std::vector<char> buffer_;
 };
 
+// Collects pugixml's printed text into a string.
+class StringXmlWriter final : public pugi::xml_writer {
+public:
+    void write(const void* data, size_t size) override { text.append(static_cast<const char*>(data), size); }
+    std::string text;
+};
+
 using Edge = std::array<uint64_t, 4>;  // from-layer, from-port, to-layer, to-port
 
-void append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin, std::unordered_map<uint64_t, size_t>& layer_id);
+// The layer id of each node of one graph, by node id.
+class LayerIds {
+public:
+    LayerIds(const Graph& graph, const std::vector<Node>& layers) : ids_(graph.id_limit(), kNone) {
+        for (size_t i = 0; i < layers.size(); ++i) ids_[layers[i].id()] = i;
+    }
+    size_t at(const Node& n) const {
+        const size_t id = n.id() < ids_.size() ? ids_[n.id()] : kNone;
+        MO_ASSERT(id != kNone, n.describe(), " is not a layer");
+        return id;
+    }
+
+private:
+    static constexpr size_t kNone = SIZE_MAX;
+    std::vector<size_t> ids_;
+};
+
+LayerIds append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin);
 void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin);
 
 // <layer> with its <data>, <rt_info> and ports; records the edges into it.
 void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id,
-                  const std::unordered_map<uint64_t, size_t>& layer_id, BinWriter& bin, std::vector<Edge>& edges) {
+                  const LayerIds& layer_id, BinWriter& bin, std::vector<Edge>& edges) {
     pugi::xml_node layer = xml_layers.append_child("layer");
     layer.append_attribute("id") = std::to_string(id).c_str();
     layer.append_attribute("name") = n.name().c_str();
@@ -229,9 +273,7 @@ void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id,
         for (size_t i = 0; i < n_in; ++i) {
             OutPort src = n.in(i).src();
             append_port(input, i, src.data(), false);
-            auto from = layer_id.find(src.node().id());
-            MO_ASSERT(from != layer_id.end(), "producer of ", n.describe(), " is not a layer");
-            edges.push_back({from->second, src.node().input_count() + src.index(), id, i});
+            edges.push_back({layer_id.at(src.node()), src.node().input_count() + src.index(), id, i});
         }
     }
     if (n.output_count() > 0) {
@@ -275,11 +317,10 @@ pugi::xml_node append_map_entry(pugi::xml_node port_map, const char* kind, int64
 void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin) {
     for (const Body& body : n.bodies()) {
         const std::string prefix = body.role == "body" ? "" : body.role.substr(0, body.role.find('_') + 1);
-        std::unordered_map<uint64_t, size_t> ids;
         pugi::xml_node xml_body = layer.append_child(body.role.c_str());
-        append_graph(xml_body, *body.graph, bin, ids);
-        auto param_id = [&](size_t p) { return ids.at(body.graph->parameters().at(p).id()); };
-        auto result_id = [&](size_t r) { return ids.at(body.graph->results().at(r).id()); };
+        const LayerIds ids = append_graph(xml_body, *body.graph, bin);
+        auto param_id = [&](size_t p) { return ids.at(body.graph->parameters().at(p)); };
+        auto result_id = [&](size_t r) { return ids.at(body.graph->results().at(r)); };
 
         pugi::xml_node port_map = layer.insert_child_before((prefix + "port_map").c_str(), xml_body);
         pugi::xml_node back_edges;
@@ -308,39 +349,85 @@ void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin) {
     }
 }
 
-// <layers> and <edges> of a graph (the model's or a body) under `parent`.
-void append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin, std::unordered_map<uint64_t, size_t>& layer_id) {
+// <layers> and <edges> of a body under its layer.
+LayerIds append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin) {
     const std::vector<Node> layers = layer_order(graph);
-    for (size_t i = 0; i < layers.size(); ++i) layer_id.emplace(layers[i].id(), i);
+    LayerIds layer_id(graph, layers);
     pugi::xml_node xml_layers = parent.append_child("layers");
     std::vector<Edge> edges;
     for (size_t id = 0; id < layers.size(); ++id) append_layer(xml_layers, layers[id], id, layer_id, bin, edges);
     append_edges(parent, edges);
+    return layer_id;
+}
+
+// The model's <layers> and <edges>, streamed: each layer is built as a small document, printed
+// at its depth and dropped, so the XML never exists in memory as a whole (on a million-node
+// graph the document alone would take gigabytes). The text is the same as printing one document.
+// Returns the number of edges.
+size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, BinWriter& bin) {
+    const LayerIds layer_id(graph, layers);
+    std::vector<Edge> edges;
+    out.text("\t<layers>\n");
+    for (size_t id = 0; id < layers.size(); ++id) {
+        pugi::xml_document scratch;
+        pugi::xml_node parent = scratch.append_child("layers");
+        append_layer(parent, layers[id], id, layer_id, bin, edges);
+        parent.first_child().print(out, "\t", pugi::format_default, pugi::encoding_utf8, 2);
+    }
+    out.text("\t</layers>\n");
+    std::sort(edges.begin(), edges.end());
+    if (edges.empty()) out.text("\t<edges />\n");
+    else out.text("\t<edges>\n");
+    char line[160];
+    for (const auto& e : edges) {
+        int n = std::snprintf(line, sizeof line,
+                              "\t\t<edge from-layer=\"%llu\" from-port=\"%llu\" to-layer=\"%llu\" to-port=\"%llu\" />\n",
+                              static_cast<unsigned long long>(e[0]), static_cast<unsigned long long>(e[1]),
+                              static_cast<unsigned long long>(e[2]), static_cast<unsigned long long>(e[3]));
+        out.write(line, static_cast<size_t>(n));
+    }
+    if (!edges.empty()) out.text("\t</edges>\n");
+    return edges.size();
+}
+
+// `<net name=".." version="11">` with the name escaped as pugixml escapes attribute values.
+std::string net_open_tag(const std::string& model_name) {
+    pugi::xml_document scratch;
+    pugi::xml_node net = scratch.append_child("net");
+    net.append_attribute("name") = model_name.c_str();
+    net.append_attribute("version") = "11";
+    StringXmlWriter text;
+    net.print(text, "", pugi::format_raw, pugi::encoding_utf8);
+    std::string tag = text.text;  // <net ... /> or <net .../>
+    tag.erase(tag.rfind("/>"));
+    while (!tag.empty() && tag.back() == ' ') tag.pop_back();
+    return tag + ">\n";
 }
 
 }  // namespace
 
 EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
-    check_emittable(layer_order(graph));
+    const std::vector<Node> layers = layer_order(graph);
+    check_emittable(layers);
 
     StagedFile bin_file(options.bin_path);
     StagedFile xml_file(options.xml_path);
     BinWriter bin(bin_file.fd(), options.bin_path);
+    bin.set_expected_size(weight_bytes(graph));
+    FdXmlWriter out(xml_file.fd());
 
-    pugi::xml_document doc;
-    pugi::xml_node net = doc.append_child("net");
-    net.append_attribute("name") = options.model_name.c_str();
-    net.append_attribute("version") = "11";
-    std::unordered_map<uint64_t, size_t> layer_id;
-    append_graph(net, graph, bin, layer_id);
+    out.text("<?xml version=\"1.0\"?>\n");
+    out.text(net_open_tag(options.model_name));
+    const size_t edges = write_model_graph(out, graph, layers, bin);
     bin.flush();
+    pugi::xml_document scratch;
+    pugi::xml_node net = scratch.append_child("net");
     append_model_rt_info(net, options);
-
-    FdXmlWriter writer(xml_file.fd());
-    doc.save(writer, "\t", pugi::format_default, pugi::encoding_utf8);
-    writer.flush();
-    if (writer.error() != 0)
-        throw Error(std::string("cannot write the IR file: ") + std::strerror(writer.error()), options.xml_path,
+    net.first_child().print(out, "\t", pugi::format_default, pugi::encoding_utf8, 1);
+    out.text("</net>\n");
+    out.flush();
+    if (out.error() != 0)
+        throw Error(std::string("cannot write the IR file: ") + std::strerror(out.error()), options.xml_path,
                     "check free disk space and write permission of the output directory");
 
     bin_file.commit();
@@ -350,11 +437,9 @@ EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
         bin_file.remove_committed();
         throw;
     }
-    const size_t layers = layer_id.size();
-    const size_t edges = static_cast<size_t>(std::distance(net.child("edges").begin(), net.child("edges").end()));
-    MO_LOG(Info, "IR written: ", layers, " layers, ", edges, " edges, ", bin.bytes_written(), " weight bytes (",
+    MO_LOG(Info, "IR written: ", layers.size(), " layers, ", edges, " edges, ", bin.bytes_written(), " weight bytes (",
            bin.deduplicated_blobs(), " duplicate constants stored once)");
-    return EmitStats{layers, edges, static_cast<size_t>(bin.bytes_written())};
+    return EmitStats{layers.size(), edges, static_cast<size_t>(bin.bytes_written())};
 }
 
 }  // namespace mo

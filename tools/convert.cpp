@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/progress.hpp"
 #include "emit/ir_writer.hpp"
 #include "tools/pipeline.hpp"
 
@@ -16,7 +17,9 @@ namespace {
 ConversionResult convert_into(const ConversionOptions& options, const Pipeline& pipeline, const fs::path& out_dir,
                               const std::string& model_name) {
     std::unique_ptr<Graph> graph = pipeline.load_and_extract(options);
+    Progress::phase("transformations");
     pipeline.transforms.run_all(*graph, TransformContext{options});
+    Progress::phase("write IR");
 
     EmitOptions emit;
     emit.xml_path = (out_dir / (model_name + ".xml")).string();
@@ -25,6 +28,8 @@ ConversionResult convert_into(const ConversionOptions& options, const Pipeline& 
     emit.conversion_parameters = options.cli_parameters;
     EmitStats stats = write_ir(*graph, emit);
     MO_LOG(Debug, "framework ", graph->source_framework, ": ", stats.layers, " layers, ", stats.edges, " edges");
+    Progress::phase("release");  // freeing the graph and unmapping the model take time too
+    graph.reset();
     return ConversionResult{emit.xml_path, emit.bin_path, stats.layers, stats.bin_bytes};
 }
 
@@ -35,6 +40,8 @@ ConversionResult convert(const ConversionOptions& options) {
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))
         throw Error("input model not found", options.input_model, "check the path given to --input_model");
+    Progress::start();
+    Progress::phase("start");
     Pipeline pipeline(options);  // declared before the graph, which refers to its op registry
     pipeline.loaders.choose(options.input_model, options.framework);  // fails early on an unknown format
 
@@ -49,8 +56,11 @@ ConversionResult convert(const ConversionOptions& options) {
         throw Error("cannot create the output directory: " + ec.message(), out_dir.string(),
                     "check --output_dir and its permissions");
     try {
-        return convert_into(options, pipeline, out_dir, model_name);
+        ConversionResult result = convert_into(options, pipeline, out_dir, model_name);
+        Progress::finish();
+        return result;
     } catch (...) {
+        Progress::finish();
         if (created_dir) fs::remove(out_dir, ec);  // only removes it when still empty
         throw;
     }

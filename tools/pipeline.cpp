@@ -6,6 +6,7 @@
 #include "loaders/onnx/onnx_loader.hpp"
 #include "loaders/tf/tf_loader.hpp"
 #include "loaders/tflite/tflite_loader.hpp"
+#include "core/progress.hpp"
 #include "ops/ops.hpp"
 #include "transforms/back/unsupported_ops.hpp"
 #include "transforms/config/transformations_config.hpp"
@@ -35,8 +36,10 @@ Pipeline::Pipeline(const ConversionOptions& options) {
 
 std::unique_ptr<Graph> Pipeline::load_and_extract(const ConversionOptions& options) const {
     const Loader& loader = loaders.choose(options.input_model, options.framework);
+    Progress::phase("load");
     std::unique_ptr<Graph> graph = loader.load(options.input_model, options, ops);
     if (graph->source_framework.empty()) graph->source_framework = loader.framework;
+    Progress::phase("extract");
     extract(*graph, extractors);
     // Only an --output cut or a configured replacement can remove an op no extractor handled;
     // without either, say so now rather than after the front and middle phases.

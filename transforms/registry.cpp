@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/log.hpp"
+#include "core/progress.hpp"
 
 namespace mo {
 
@@ -256,6 +257,7 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const
             MO_LOG(Debug, "skip ", t->id(), ": condition is false");
             continue;
         }
+        Progress::step(t->id());
         auto start = std::chrono::steady_clock::now();
         uint64_t changes_before = graph.change_count();
         size_t nodes_before = graph.node_count();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/graph_builder.hpp"
 
 namespace mo {
@@ -93,6 +95,47 @@ TEST(Graph, DeadNodesAreRemovedButParametersKept) {
     EXPECT_TRUE(b.graph().find_by_name("live"));
     EXPECT_TRUE(unused_input.node());
     EXPECT_EQ(b.graph().parameters().size(), 2u);
+}
+
+// The order and the clean-up are remembered between calls (passes that change nothing reuse
+// them); every kind of change must still be seen.
+TEST(Graph, TopologicalOrderAndCleanUpFollowEveryChange) {
+    GraphBuilder b;
+    auto x = b.input(ElementType::f32, {2}, "x");
+    Node first = b.node("FrameworkNode", {x}, {}, "first");
+    Node second = b.node("FrameworkNode", {x}, {}, "second");
+    b.output(first.out(0));
+    auto names = [&] {
+        std::vector<std::string> v;
+        for (Node n : b.graph().topological_order()) v.push_back(n.name());
+        return v;
+    };
+    const std::vector<std::string> before = names();
+    EXPECT_EQ(before.size(), 4u);
+    EXPECT_EQ(names(), before);
+    first.in(0).connect(second.out(0));  // now second -> first
+    const auto after = names();
+    EXPECT_LT(std::find(after.begin(), after.end(), "second"), std::find(after.begin(), after.end(), "first"));
+
+    EXPECT_EQ(b.graph().remove_dead_nodes(), 0u);
+    b.graph().results().clear();  // an edit of the list alone: first and second are now dead
+    EXPECT_EQ(b.graph().remove_dead_nodes(), 3u);  // the Result too: nothing reaches it
+    EXPECT_EQ(names(), std::vector<std::string>{"x"});
+    EXPECT_FALSE(b.graph().find_by_id(first.id() + 1000));
+}
+
+TEST(Graph, RemovedNodesAreNotFoundByIdAndNotCounted) {
+    GraphBuilder b;
+    auto x = b.input(ElementType::f32, {2}, "x");
+    Node a = b.node("FrameworkNode", {x}, {}, "a");
+    const uint64_t id = a.id();
+    const size_t count = b.graph().node_count();
+    EXPECT_EQ(b.graph().find_by_id(id), a);
+    b.graph().remove_node(a);
+    EXPECT_FALSE(b.graph().find_by_id(id));
+    EXPECT_EQ(b.graph().node_count(), count - 1);
+    EXPECT_EQ(b.graph().nodes().size(), count - 1);
+    EXPECT_GT(b.graph().id_limit(), id);
 }
 
 TEST(Graph, AttributesReadDefaultsAndRejectMissingRequired) {

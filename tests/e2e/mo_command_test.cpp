@@ -28,6 +28,23 @@ TEST(MoCommand, ConvertsTheSampleAndPrintsTheSummary) {
     EXPECT_TRUE(std::filesystem::exists(dir.file("out/net.bin")));
 }
 
+TEST(MoCommand, InfoLogEndsWithTheTimeAndMemoryOfEachPhase) {
+    test::ScratchDir dir("cli_phases");
+    MoRun r = run_mo("--input_model " + kSample + " --output_dir=" + dir.file("out") + " --log_level INFO");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const size_t table = r.output.find("time and memory by phase:");
+    ASSERT_NE(table, std::string::npos) << r.output;
+    size_t at = table;
+    for (const char* phase : {"load", "extract", "transformations", "write IR", "release", "total"}) {
+        at = r.output.find(std::string("\n  ") + phase + " ", at);
+        EXPECT_NE(at, std::string::npos) << phase << " missing or out of order:\n" << r.output;
+    }
+    // Without INFO there is no table, and a run this short shows no progress line either.
+    MoRun quiet = run_mo("--input_model " + kSample + " --output_dir=" + dir.file("out2"));
+    EXPECT_EQ(quiet.output.find("by phase"), std::string::npos) << quiet.output;
+    EXPECT_EQ(quiet.output.find("[ mo ]"), std::string::npos) << quiet.output;
+}
+
 TEST(MoCommand, BadCommandLineExitsWithTwo) {
     MoRun r = run_mo("--input_model " + kSample + " --no_such_flag");
     EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 
@@ -109,6 +111,43 @@ TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
     ASSERT_EQ(bytes.size(), 1000u + content.size() - 1);
     EXPECT_EQ(std::memcmp(bytes.data(), content.data() + 10, 1000), 0);
     EXPECT_EQ(std::memcmp(bytes.data() + 1000, content.data() + 1, content.size() - 1), 0);
+}
+
+// Bytes i -> (i * 7 + offset-independent seed) computed on request, counting the requests.
+class CountingDerived final : public DerivedBuffer {
+public:
+    explicit CountingDerived(size_t size) : DerivedBuffer(size) {}
+    void produce(size_t offset, std::byte* out, size_t n) const override {
+        ++calls;
+        largest = std::max(largest, n);
+        for (size_t i = 0; i < n; ++i) out[i] = static_cast<std::byte>(((offset + i) * 7 + 3) & 0xff);
+    }
+    mutable std::atomic<int> calls{0};
+    mutable size_t largest = 0;
+};
+
+TEST(BinWriter, LargeDerivedBuffersAreProducedInBoundedPiecesAndStoredOnce) {
+    const size_t big = (size_t{20} << 20) + 9;  // several windows and a short last one
+    auto derived = std::make_shared<CountingDerived>(big);
+    Tensor t(ElementType::u8, {static_cast<int64_t>(big)}, derived);
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add(Tensor::from_vector<uint8_t>({1, 2, 3}, {3})).offset, 0u);
+    EXPECT_EQ(w.add(t).offset, 3u);
+    EXPECT_EQ(w.add(t).offset, 3u);  // the same buffer again
+    w.flush();
+    EXPECT_FALSE(derived->materialized());  // never held whole
+    EXPECT_GE(derived->calls.load(), 3);
+    EXPECT_LE(derived->largest, size_t{8} << 20);
+    EXPECT_EQ(w.deduplicated_blobs(), 1u);
+    std::string bytes = test::read_bytes(sink.path);
+    ASSERT_EQ(bytes.size(), 3 + big);
+    for (size_t i = 0; i < big; i += 4099)
+        ASSERT_EQ(static_cast<uint8_t>(bytes[3 + i]), static_cast<uint8_t>((i * 7 + 3) & 0xff)) << i;
+    EXPECT_EQ(static_cast<uint8_t>(bytes[3 + big - 1]), static_cast<uint8_t>(((big - 1) * 7 + 3) & 0xff));
+    // Anyone else asking for the bytes gets them computed once and kept.
+    EXPECT_EQ(static_cast<uint8_t>(t.data<uint8_t>()[big - 1]), static_cast<uint8_t>(((big - 1) * 7 + 3) & 0xff));
+    EXPECT_TRUE(derived->materialized());
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "support/onnx_model_builder.hpp"
+#include "support/write_file.hpp"
 
 #include <unistd.h>
 
@@ -171,9 +172,7 @@ std::string OnnxModelBuilder::save(const std::string& file_name) const {
     } else {
         content = bytes();
     }
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!f) throw std::runtime_error("cannot write " + path);
+    write_file_atomically(path, content);
     return path;
 }
 

@@ -1,4 +1,5 @@
 #include "support/tflite_model_builder.hpp"
+#include "support/write_file.hpp"
 
 #include <cstring>
 #include <filesystem>
@@ -113,7 +114,7 @@ std::string TfliteModelBuilder::save(const std::string& file_name) const {
     std::filesystem::create_directories(dir);
     const std::string path = (dir / file_name).string();
     const auto b = bytes();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    write_file_atomically(path, {reinterpret_cast<const char*>(b.data()), b.size()});
     return path;
 }
 

@@ -1,12 +1,12 @@
 #include "transforms/back/compress_to_f16.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <optional>
-
-#include "core/mapped_file.hpp"
+#include <future>
+#include <map>
+#include <thread>
 
 #include "core/float16.hpp"
+#include "core/mapped_file.hpp"
 
 namespace mo {
 
@@ -33,22 +33,71 @@ bool finite_values_fit_f16(const float* v, size_t n) {
     return out_of_range == 0;
 }
 
-// The f16 copy of `t`, or nothing when a finite value lies beyond the f16 range (such a
-// constant stays f32). Works in chunks and, for weights mapped from the model file, drops each
-// chunk's pages once converted, so peak memory stays near the size of the f16 output.
-std::optional<Tensor> to_f16(const Tensor& t) {
-    constexpr size_t kChunk = size_t{1} << 16;  // elements: the check leaves the chunk in cache for the conversion
-    Tensor out = Tensor::allocate(ElementType::f16, t.shape());
-    const float* src = t.data<float>();
-    uint16_t* dst = out.mutable_data<uint16_t>();
-    const bool mapped = t.buffer()->is_file_view();
-    for (size_t begin = 0, n = t.size(); begin < n; begin += kChunk) {
-        const size_t count = std::min(kChunk, n - begin);
-        if (!finite_values_fit_f16(src + begin, count)) return std::nullopt;
-        f32_to_f16(src + begin, dst + begin, count);
-        if (mapped) MappedFile::release_pages(reinterpret_cast<const std::byte*>(src + begin), count * sizeof(float));
+// Calls fn(values, count) on consecutive windows of elements [first, first + n) of f32 tensor
+// `t`. Weights in the model file are read with pread into a per-thread scratch window rather
+// than through the mapping: no page faults, and the resident set does not grow with them.
+template <typename Fn>
+void for_each_window(const Tensor& t, size_t first, size_t n, Fn&& fn) {
+    constexpr size_t kWindow = size_t{1} << 18;  // elements: 1 MiB, stays in cache between reading and using
+    const float* src = t.data<float>() + first;
+    const MappedFile* file = t.buffer()->source_file();
+    thread_local std::vector<float> scratch;
+    if (file) scratch.resize(kWindow);
+    for (size_t done = 0; done < n;) {
+        const size_t count = std::min(kWindow, n - done);
+        if (file) {
+            file->read(reinterpret_cast<const std::byte*>(src + done), reinterpret_cast<std::byte*>(scratch.data()),
+                       count * sizeof(float));
+            fn(scratch.data(), count, done);
+        } else {
+            fn(src + done, count, done);
+        }
+        done += count;
     }
-    return out;
+}
+
+// Whether every finite value of `t` fits f16.
+bool fits_f16(const Tensor& t) {
+    bool fits = true;
+    for_each_window(t, 0, t.size(), [&](const float* v, size_t count, size_t) {
+        fits = fits && finite_values_fit_f16(v, count);
+    });
+    return fits;
+}
+
+// The f16 values of an f32 tensor, converted when the emitter (or anyone) asks for them: the
+// pass holds no converted weights, and the emitter streams them in bounded pieces.
+class F16OfF32 final : public DerivedBuffer {
+public:
+    explicit F16OfF32(Tensor source) : DerivedBuffer(source.size() * 2), source_(std::move(source)) {}
+    void produce(size_t offset, std::byte* out, size_t n) const override {
+        MO_ASSERT(offset % 2 == 0 && n % 2 == 0 && offset + n <= size(), "f16 range [", offset, ", +", n, ")");
+        auto* half = reinterpret_cast<uint16_t*>(out);
+        for_each_window(source_, offset / 2, n / 2,
+                        [&](const float* v, size_t count, size_t done) { f32_to_f16(v, half + done, count); });
+    }
+
+private:
+    Tensor source_;
+};
+
+// Which of `tensors` fit f16, checked on up to two threads (the check reads every weight).
+std::vector<char> fitting_f16(const std::vector<const Tensor*>& tensors) {
+    std::vector<char> fits(tensors.size(), 0);
+    size_t total = 0;
+    for (const Tensor* t : tensors) total += t->byte_size();
+    auto check = [&](size_t first, size_t step) {
+        for (size_t i = first; i < tensors.size(); i += step) fits[i] = fits_f16(*tensors[i]);
+    };
+    constexpr size_t kWorthAThread = size_t{64} << 20;
+    if (total < kWorthAThread || std::thread::hardware_concurrency() < 2) {
+        check(0, 1);
+        return fits;
+    }
+    auto other = std::async(std::launch::async, check, 1, 2);
+    check(0, 2);
+    other.get();
+    return fits;
 }
 
 }  // namespace
@@ -59,12 +108,20 @@ bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
         if (!n.is("Constant") || n.out(0).type() != ElementType::f32 || !n.out(0).has_targets()) continue;
         if (!feeds_precision_sensitive_input(n.out(0))) candidates.push_back(n);
     }
+    std::vector<const Tensor*> values;
+    for (Node c : candidates) values.push_back(c.out(0).value());
+    const std::vector<char> fits = fitting_f16(values);
+    // One f16 buffer per f32 buffer, so constants sharing weights still share them in the BIN.
+    std::map<std::pair<const std::byte*, size_t>, std::shared_ptr<const Buffer>> converted;
     bool changed = false;
-    for (Node c : candidates) {
-        std::optional<Tensor> half = to_f16(*c.out(0).value());
-        if (!half) continue;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        if (!fits[i]) continue;
+        Node c = candidates[i];
+        const Tensor& source = *values[i];
+        auto& half = converted[{source.bytes(), source.byte_size()}];
+        if (!half) half = std::make_shared<F16OfF32>(source);
         const std::string name = c.name();
-        Node compressed = graph.add_constant(name + "_compressed", std::move(*half));
+        Node compressed = graph.add_constant(name + "_compressed", Tensor(ElementType::f16, source.shape(), half));
         Node convert = graph.add_op("Convert", name, {compressed.out(0)},
                                     {{"destination_type", AttrValue(ElementType::f32)}});
         convert.rt_info()["decompression"] = "0";

@@ -1,5 +1,6 @@
 #include "transforms/middle/partial_inference.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "core/infer.hpp"
@@ -8,20 +9,30 @@ namespace mo {
 
 namespace {
 
-std::vector<PartialInference::InputState> input_states(Node n) {
-    std::vector<PartialInference::InputState> states(n.input_count());
+uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64's finaliser over h ^ v
+    uint64_t z = (h ^ v) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t input_digest(Node n) {
+    uint64_t h = mix(0, n.input_count());
     for (size_t i = 0; i < n.input_count(); ++i) {
         auto src = n.in(i).source();
-        if (!src) continue;
-        auto& s = states[i];
-        s.source = src->node().id();
-        s.port = src->index();
-        s.type = src->type();
-        s.shape = src->shape();
-        const Tensor* v = src->value();
-        s.value = v ? static_cast<const void*>(v->bytes()) : nullptr;
+        if (!src) {
+            h = mix(h, UINT64_MAX);
+            continue;
+        }
+        h = mix(mix(mix(h, src->node().id()), src->index()), static_cast<uint64_t>(src->type()));
+        const PartialShape& shape = src->shape();
+        h = mix(h, shape.rank_is_static() ? shape.dims().size() : UINT64_MAX - 1);
+        if (shape.rank_is_static())
+            for (const Dimension& d : shape.dims()) h = mix(mix(h, static_cast<uint64_t>(d.min())), static_cast<uint64_t>(d.max()));
+        const Tensor* v = src->value();  // its buffer, not bytes(): see core/infer.cpp
+        h = mix(h, reinterpret_cast<uintptr_t>(v ? v->buffer().get() : nullptr));
     }
-    return states;
+    return h == 0 ? 1 : h;
 }
 
 }  // namespace
@@ -45,11 +56,11 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
             blocked.insert(n.id());
             continue;
         }
-        auto states = input_states(n);
-        auto it = last_inputs_.find(n.id());
-        if (!n.needs_infer() && it != last_inputs_.end() && it->second == states) continue;
+        const uint64_t digest = input_digest(n);
+        if (n.id() >= last_inputs_.size()) last_inputs_.resize(std::max<size_t>(n.id() + 1, last_inputs_.size() * 2), 0);
+        if (!n.needs_infer() && last_inputs_[n.id()] == digest) continue;
         changed |= infer_node(n);
-        last_inputs_[n.id()] = std::move(states);
+        last_inputs_[n.id()] = digest;
     }
     return changed;
 }

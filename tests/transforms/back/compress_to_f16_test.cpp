@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
+#include "core/float16.hpp"
+#include "core/mapped_file.hpp"
+#include "emit/ir_test_util.hpp"
 #include "transforms/support/transform_test_graph.hpp"
 
 namespace mo {
@@ -90,6 +94,35 @@ TEST(CheckOnlyOpsetOps, InternalOpIsAnErrorNamingTheNode) {
     TestGraph ok;
     ok.output(ok.op("Relu", {ok.input(ElementType::f32, {2}, "x")}, {}, "r"), "out");
     EXPECT_FALSE(pass.run(ok.graph(), TransformContext{opts}));
+}
+
+// Weights in the model file: the f16 values are computed from the file (read, not mapped in)
+// only when asked, and the pass itself holds none of them.
+TEST(CompressFloatConstantsToF16, WeightsInTheModelFileAreConvertedOnDemand) {
+    test::ScratchDir dir("f16_file");
+    std::vector<float> values(300000);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) * 0.5f - 250.0f;
+    values[12345] = 0.1f;
+    const std::string path = dir.file("w.raw");
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+    auto file = MappedFile::open(path);
+    auto view = std::make_shared<ViewBuffer>(file, file->data(), values.size() * 4);
+
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {static_cast<int64_t>(values.size())}, "x");
+    auto w = t.graph().add_constant("w", Tensor(ElementType::f32, {static_cast<int64_t>(values.size())}, view));
+    t.output(t.op("Add", {x, w.out(0)}, {}, "y"), "out");
+    test::infer(t.graph());
+    CompressFloatConstantsToF16 pass;
+    EXPECT_TRUE(test::run_pass(pass, t.graph(), ConversionOptions{}));
+    const Tensor& half = *t->find_by_name("w_compressed").out(0).value();
+    const auto* derived = dynamic_cast<const DerivedBuffer*>(half.buffer().get());
+    ASSERT_NE(derived, nullptr);
+    EXPECT_FALSE(derived->materialized());
+    const uint16_t* bits = half.data<uint16_t>();
+    EXPECT_EQ(bits[12345], 0x2E66);  // 0.1
+    for (size_t i = 0; i < values.size(); i += 997) EXPECT_EQ(f16_to_f32(bits[i]), values[i]) << i;  // exact in f16
 }
 
 }  // namespace

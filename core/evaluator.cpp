@@ -36,10 +36,11 @@ void check_inputs(const Graph& graph, const std::vector<Tensor>& inputs) {
     }
 }
 
-// Nodes a Result depends on, as a flag per node id.
+// Nodes a Result or a sink depends on, as a flag per node id.
 std::unordered_map<uint64_t, bool> needed_nodes(const Graph& graph) {
     std::unordered_map<uint64_t, bool> needed;
     std::vector<Node> stack(graph.results().begin(), graph.results().end());
+    stack.insert(stack.end(), graph.sinks().begin(), graph.sinks().end());
     while (!stack.empty()) {
         Node n = stack.back();
         stack.pop_back();
@@ -65,6 +66,26 @@ struct LiveTensor {
     Tensor value;
     size_t consumers_left = 0;
 };
+
+// A ReadValue's value: the variable's, else its initial value, else zeros of its shape.
+Tensor read_variable(Node n, const std::vector<Tensor>& inputs, const VariableState& state) {
+    const std::string id = n.attr<std::string>("variable_id");
+    const auto type = n.attr<ElementType>("variable_type");
+    const auto shape = n.attr<PartialShape>("variable_shape");
+    Tensor value;
+    if (auto it = state.find(id); it != state.end()) value = it->second;
+    else if (!inputs.empty() && !inputs[0].empty()) value = inputs[0];
+    else if (shape.is_static()) value = Tensor::allocate(type, shape.to_shape());
+    else
+        throw Error("variable '" + id + "' has no value yet and no initial value, and its shape [" + shape.to_string() +
+                        "] is not static",
+                    n.describe(), "give the ReadValue an initial value");
+    if (value.type() != type || !shape_fits(shape, value.shape()))
+        throw Error("variable '" + id + "' holds " + std::string(ir_name(value.type())) + " " + shape_text(value.shape()) +
+                        ", which does not fit its declared " + std::string(ir_name(type)) + " [" + shape.to_string() + "]",
+                    n.describe(), "the state given does not belong to this model");
+    return value;
+}
 
 std::vector<Tensor> run_node(Node n, const std::vector<Tensor>& inputs) {
     const OpSchema& op = n.op();
@@ -105,7 +126,14 @@ void check_outputs(Node n, const std::vector<Tensor>& outputs) {
 }  // namespace
 
 std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inputs, EvaluationStats* stats) {
+    VariableState fresh;
+    return evaluate(graph, inputs, fresh, stats);
+}
+
+std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inputs, VariableState& state,
+                             EvaluationStats* stats) {
     check_inputs(graph, inputs);
+    VariableState assigned;  // stored into `state` at the end: every ReadValue of this call reads the old values
     std::unordered_map<uint64_t, size_t> param_index;
     for (size_t i = 0; i < graph.parameters().size(); ++i) param_index[graph.parameters()[i].id()] = i;
     std::unordered_map<uint64_t, size_t> result_index;
@@ -146,6 +174,8 @@ std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inpu
         }
         std::vector<Tensor> outputs;
         if (auto p = param_index.find(n.id()); p != param_index.end()) outputs = {inputs[p->second]};
+        else if (n.is("ReadValue")) outputs = {read_variable(n, args, state)};
+        else if (n.is("Assign")) outputs = {assigned[n.attr<std::string>("variable_id")] = args.at(0)};
         else outputs = run_node(n, args);
         args.clear();  // our references must not keep dead inputs alive
         check_outputs(n, outputs);
@@ -160,6 +190,7 @@ std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inpu
     }
     for (size_t i = 0; i < results.size(); ++i)
         MO_ASSERT(!results[i].empty(), graph.results()[i].describe(), " got no value");
+    for (auto& [id, value] : assigned) state[id] = std::move(value);
     if (stats) *stats = local;
     return results;
 }

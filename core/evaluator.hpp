@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/graph.hpp"
@@ -22,5 +24,15 @@ struct EvaluationStats {
 // absent optional input is an empty Tensor. Throws mo::Error naming the parameter or node for a
 // wrong input, a node without eval, or an eval that fails.
 std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inputs, EvaluationStats* stats = nullptr);
+
+// The values of a stateful model's variables by variable_id, kept between calls to run the model
+// step by step (an LLM decoding token after token). A variable not in it reads its ReadValue's
+// initial value (zeros of its shape when it has none).
+using VariableState = std::map<std::string, Tensor>;
+
+// evaluate() with variables: ReadValue reads `state`, and the values the Assigns (graph.sinks())
+// give their variables are stored into it when the call ends.
+std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inputs, VariableState& state,
+                             EvaluationStats* stats = nullptr);
 
 }  // namespace mo

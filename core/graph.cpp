@@ -298,6 +298,7 @@ void Graph::remove_node(Node n) {
     boost::remove_vertex(v, impl_->g);
     std::erase(parameters_, n);
     std::erase(results_, n);
+    std::erase(sinks_, n);
     impl_->nodes[n.id()].reset();  // frees the NodeData: `n` dangles from here on
     --impl_->live;
     note_change();
@@ -320,6 +321,8 @@ void Graph::replace(Node old_node, Node new_node) {
         if (p == old_node) p = new_node;
     for (auto& r : results_)
         if (r == old_node) r = new_node;
+    for (auto& k : sinks_)
+        if (k == old_node) k = new_node;
     remove_node(old_node);
 }
 
@@ -386,11 +389,11 @@ Node Graph::find_by_id(uint64_t id) const {
     return id < impl_->nodes.size() ? Node(impl_->nodes[id].get()) : Node();
 }
 
-// What remove_dead_nodes() depends on: the structure and the lists of Parameters and Results
+// What remove_dead_nodes() depends on: the structure and the lists of Parameters, Results and sinks
 // (which passes may edit without adding or removing a node).
 uint64_t Graph::clean_up_key() const {
     uint64_t key = change_count_ * 0x9E3779B97F4A7C15ull;
-    for (const auto* list : {&parameters_, &results_}) {
+    for (const auto* list : {&parameters_, &results_, &sinks_}) {
         key = (key ^ list->size()) * 0xBF58476D1CE4E5B9ull;
         for (const Node& n : *list) key = (key ^ n.id()) * 0x94D049BB133111EBull;
     }
@@ -408,6 +411,7 @@ size_t Graph::remove_dead_nodes() {
         stack.push_back(d);
     };
     for (Node r : results_) visit(r.data());
+    for (Node k : sinks_) visit(k.data());
     while (!stack.empty()) {
         NodeData* d = stack.back();
         stack.pop_back();

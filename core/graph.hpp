@@ -210,8 +210,12 @@ public:
     const std::vector<Node>& parameters() const { return parameters_; }
     std::vector<Node>& results() { return results_; }
     const std::vector<Node>& results() const { return results_; }
+    // Nodes kept although nothing reads their outputs (Assign, which writes a variable): like
+    // Results they keep what they read alive, and the IR lists them as the model's sinks.
+    std::vector<Node>& sinks() { return sinks_; }
+    const std::vector<Node>& sinks() const { return sinks_; }
 
-    // Removes nodes from which no Result is reachable, except Parameters. Returns how many.
+    // Removes nodes from which no Result or sink is reachable, except Parameters. Returns how many.
     size_t remove_dead_nodes();
 
     // Increases on every structural change (node added/removed, input (re)connected, op set):
@@ -239,7 +243,7 @@ private:
     Node owner_;
     std::string owner_role_;
     std::unique_ptr<Impl> impl_;
-    std::vector<Node> parameters_, results_;
+    std::vector<Node> parameters_, results_, sinks_;
     uint64_t change_count_ = 0;
 };
 

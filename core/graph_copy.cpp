@@ -40,6 +40,8 @@ GraphCopy copy_graph(const Graph& src, Graph& dst, const std::string& prefix, st
         if (auto it = copy.nodes.find(p.id()); it != copy.nodes.end()) dst.parameters().push_back(it->second);
     for (const Node& r : src.results())
         if (auto it = copy.nodes.find(r.id()); it != copy.nodes.end()) dst.results().push_back(it->second);
+    for (const Node& k : src.sinks())
+        if (auto it = copy.nodes.find(k.id()); it != copy.nodes.end()) dst.sinks().push_back(it->second);
     return copy;
 }
 

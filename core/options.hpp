@@ -49,6 +49,10 @@ struct ConversionOptions {
     std::vector<InputLayout> layouts;
     bool static_shape = false;  // every input must have a static shape: shape sub-graphs fold
     std::string transformations_config;
+    // --transform MakeStateful[param_res_names={'in':'out',...}]: paired inputs and outputs
+    // become variables (transforms/back/make_stateful.hpp); no pairs: found by name.
+    bool make_stateful = false;
+    std::vector<std::pair<std::string, std::string>> stateful_pairs;
     std::vector<std::string> extensions;
     // The command line as given, for meta data.
     std::vector<std::pair<std::string, std::string>> cli_parameters;

@@ -29,13 +29,15 @@ namespace mo {
 
 namespace {
 
-// Nodes that reach a Result, plus every Parameter: what OpenVINO keeps when it reads the IR.
+// Nodes that reach a Result or a sink (Assign), plus every Parameter: what OpenVINO keeps when
+// it reads the IR.
 // Marks are vectors indexed by node id (a million-node graph would need hundreds of MB of hash
 // sets).
 std::vector<Node> layer_order(const Graph& graph) {
     enum : char { kDead, kLive, kPlaced };
     std::vector<char> mark(graph.id_limit(), kDead);
     std::vector<Node> stack(graph.results().begin(), graph.results().end());
+    stack.insert(stack.end(), graph.sinks().begin(), graph.sinks().end());
     for (const Node& r : stack) mark[r.id()] = kLive;
     while (!stack.empty()) {
         Node n = stack.back();

@@ -21,6 +21,7 @@ void register_builtin_ops(OpRegistry& r) {
     register_detection_output_op(r);
     register_subgraph_ops(r);
     register_dft_ops(r);
+    register_state_ops(r);
     register_internal_ops(r);
 }
 

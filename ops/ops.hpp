@@ -23,6 +23,7 @@ void register_detection_ops(OpRegistry& r);      // NonMaxSuppression
 void register_detection_output_op(OpRegistry& r); // DetectionOutput (SSD post-processing)
 void register_subgraph_ops(OpRegistry& r);       // If, Loop, TensorIterator (ops with bodies)
 void register_dft_ops(OpRegistry& r);            // DFT, IDFT, RDFT
+void register_state_ops(OpRegistry& r);          // ReadValue, Assign (variables of stateful models)
 void register_internal_ops(OpRegistry& r);       // framework-level ops lowered by back transformations
 
 // All of the above.

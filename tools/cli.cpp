@@ -38,6 +38,7 @@ const FlagSpec kFlags[] = {
     {"disable_nhwc_to_nchw", false, "", "keep NHWC sources' layout: Transposes around each NCHW-only op instead of the layout change"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
     {"transformations_config", true, "FILE", "JSON file of configured transformations (docs/transformations-config.md)"},
+    {"transform", true, "NAME", "MakeStateful[param_res_names={'in':'out',...}]: paired inputs and outputs become variables"},
     {"extensions", true, "PATHS", "comma-separated plugin libraries or directories of them (see docs/extending.md)"},
     {"list_transformations", false, "", "print the ordered transformations (id, phase, enabled, origin) and exit"},
     {"validate", false, "", "evaluate the written IR and compare it (see --validate_outputs); exit 1 beyond tolerance"},
@@ -290,6 +291,42 @@ void read_inputs(const GivenFlags& given, ConversionOptions& o) {
     }
 }
 
+// MakeStateful or MakeStateful[param_res_names={'a':'b','c':'d'}] (quotes ' or ").
+void parse_transform(const std::string& text, ConversionOptions& o) {
+    const std::string hint = "use --transform MakeStateful or MakeStateful[param_res_names={'input':'output'}]";
+    const size_t open = text.find('[');
+    const std::string name = text.substr(0, open);
+    if (name != "MakeStateful")
+        throw UsageError("--transform supports MakeStateful only, not '" + name + "'", "command line", hint);
+    o.make_stateful = true;
+    if (open == std::string::npos) return;
+    const std::string prefix = "param_res_names={";
+    if (text.back() != ']' || text.compare(open + 1, prefix.size(), prefix) != 0 || text[text.size() - 2] != '}')
+        throw UsageError("cannot read the arguments of '" + text + "'", "--transform", hint);
+    const std::string body = text.substr(open + 1 + prefix.size(), text.size() - open - 3 - prefix.size());
+    size_t i = 0;
+    auto quoted = [&]() {
+        while (i < body.size() && body[i] == ' ') ++i;
+        if (i >= body.size() || (body[i] != '\'' && body[i] != '"'))
+            throw UsageError("expected a quoted name at '" + body.substr(i) + "'", "--transform", hint);
+        const char quote = body[i];
+        const size_t end = body.find(quote, i + 1);
+        if (end == std::string::npos) throw UsageError("unterminated name in '" + body + "'", "--transform", hint);
+        std::string value = body.substr(i + 1, end - i - 1);
+        i = end + 1;
+        while (i < body.size() && body[i] == ' ') ++i;
+        return value;
+    };
+    while (i < body.size()) {
+        std::string param = quoted();
+        if (i >= body.size() || body[i++] != ':') throw UsageError("expected ':' after '" + param + "'", "--transform", hint);
+        std::string result = quoted();
+        o.stateful_pairs.emplace_back(std::move(param), std::move(result));
+        if (i < body.size() && body[i++] != ',') throw UsageError("expected ',' in '" + body + "'", "--transform", hint);
+    }
+    if (o.stateful_pairs.empty()) throw UsageError("param_res_names is empty", "--transform", hint);
+}
+
 // The flags that shape the conversion (and the plugins and configs --list_transformations uses).
 void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     ConversionOptions& o = req.options;
@@ -307,6 +344,7 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
         }
     }
     if (auto v = find_given(given, "transformations_config")) o.transformations_config = *v;
+    if (auto v = find_given(given, "transform")) parse_transform(*v, o);
     o.disable_nhwc_to_nchw = given.count("disable_nhwc_to_nchw") > 0;
     if (auto v = find_given(given, "mean_values")) o.mean_values = parse_channel_values(*v, "--mean_values");
     if (auto v = find_given(given, "scale_values")) o.scale_values = parse_channel_values(*v, "--scale_values");
@@ -340,6 +378,9 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
     req.validation.outputs = list_value(given, "validate_outputs");
     req.validation.enabled =
         given.count("validate") || !req.validation.inputs.empty() || !req.validation.outputs.empty();
+    if (req.validation.enabled && req.options.make_stateful)
+        throw UsageError("--validate cannot compare a stateful IR with the source model (their inputs differ)",
+                         "command line", "validate the conversion without --transform MakeStateful");
     // Validation flags do not change the IR, so they stay out of its conversion parameters.
     for (const auto& [k, v] : given)
         if (k.rfind("validate", 0) != 0) req.options.cli_parameters.emplace_back(k, v);

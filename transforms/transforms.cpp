@@ -6,6 +6,7 @@
 #include "transforms/back/compress_to_f16.hpp"
 #include "transforms/back/flatten_to_reshape.hpp"
 #include "transforms/back/gemm_to_matmul.hpp"
+#include "transforms/back/make_stateful.hpp"
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
 #include "transforms/back/unsupported_ops.hpp"
@@ -57,6 +58,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<NormalizeAxes>());
     r.add(std::make_unique<ReplaceFoldedWithConstants>());
     r.add(std::make_unique<RemoveDeadNodes>());
+    r.add(std::make_unique<MakeStateful>());
     r.add(std::make_unique<CompressFloatConstantsToF16>());
     r.add(std::make_unique<ReportUnsupportedOps>());
     r.add(std::make_unique<CheckOnlyOpsetOps>());

@@ -146,6 +146,7 @@ private:
         if (version_ > 10) read_rt_info(l, xml.child("rt_info"));
         if (op.type == "Parameter") g.graph->parameters().push_back(l.node);
         if (op.type == "Result") g.graph->results().push_back(l.node);
+        if (op.type == "Assign") g.graph->sinks().push_back(l.node);
         if (op.type == "If") {
             read_body(l, xml, "then_body", "then_port_map");
             read_body(l, xml, "else_body", "else_port_map");

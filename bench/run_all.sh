@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The scale benchmarks of docs/performance.md in one run, as ratios (this machine is shared and
+# noisy: only figures measured side by side mean anything):
+#   * large models: wall time of mo (f32 and f16 weights) against `cp` of the model's files,
+#     written files synced in both; peak RSS against the weights' size;
+#   * synthetic graphs of 1k..1M cheap nodes: time and peak RSS, and their growth per 10x nodes;
+#   * the tiny sample model end to end.
+# Each figure is the best of REPS runs.
+#
+#   bench/run_all.sh [WORK_DIR]            (default /tmp/mo-bench; models are generated there once)
+#   LLM_SIZE=12G REPS=3 VGG16=path.onnx VIT=path.onnx MO=build/tools/mo bench/run_all.sh
+#
+# Needs GNU time, python3 with numpy and onnx (the generators), and mo built (cmake --build build).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-/tmp/mo-bench}
+mo=${MO:-$here/build/tools/mo}
+reps=${REPS:-3}
+llm_size=${LLM_SIZE:-12G}
+python=${PYTHON:-python3}
+[ -x "$mo" ] || { echo "mo not found at $mo: build it or set MO=" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "GNU time is needed: apt-get install time" >&2; exit 2; }
+mkdir -p "$work"
+scratch=$(mktemp -d "$work/run.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+calc() { awk "BEGIN { print ($*) }"; }
+
+# Runs "$@" under GNU time REPS times (syncing first, untimed); sets $wall (s) and $rss (KiB) to
+# the best of the runs.
+measure() {
+  wall="" rss=""
+  for ((r = 0; r < reps; r++)); do
+    sync
+    /usr/bin/time -f '%e %M' -o "$scratch/time" "$@" >/dev/null 2>"$scratch/err" || { cat "$scratch/err" >&2; exit 1; }
+    read -r w m <"$scratch/time"
+    if [ -z "$wall" ] || [ "$(calc "$w < $wall")" = 1 ]; then wall=$w; fi
+    if [ -z "$rss" ] || [ "$m" -lt "$rss" ]; then rss=$m; fi
+  done
+}
+
+# mo into $scratch/out, then fsync of what it wrote; cp likewise.
+mo_synced() { rm -rf "$scratch/out"; "$mo" --output_dir "$scratch/out" "$@" && sync "$scratch/out"/*; }
+cp_synced() { rm -rf "$scratch/copy"; mkdir "$scratch/copy"; cp "$@" "$scratch/copy/" && sync "$scratch/copy"/*; }
+
+large_model_rows() {  # NAME MODEL.onnx
+  local name=$1 model=$2 dir files bytes
+  dir=$(dirname "$model")
+  files=$(find "$dir" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*.bin' \) | sort)
+  bytes=$(cat $files | wc -c)
+  cat $files >/dev/null  # the source in the page cache for every run alike
+  export -f mo_synced cp_synced; export mo scratch
+  measure bash -c "cp_synced $(echo $files)"
+  local cp_wall=$wall
+  for mode in False True; do
+    measure bash -c "mo_synced --input_model '$model' --compress_to_fp16=$mode"
+    printf '%-14s %-5s %8.1f %8.2f %8.2f %6.2f %9.0f %7.3f\n' "$name" "$([ $mode = True ] && echo f16 || echo f32)" \
+      "$(calc "$bytes / 1e6")" "$wall" "$cp_wall" "$(calc "$wall / $cp_wall")" "$(calc "$rss / 1024")" \
+      "$(calc "$rss * 1024 / $bytes")"
+  done
+}
+
+echo "== large models: time vs cp (both synced), peak RSS vs model files (best of $reps)"
+printf '%-14s %-5s %8s %8s %8s %6s %9s %7s\n' model f16 MB mo_s cp_s ratio peak_MiB RSS/MB
+llm="$work/llm_$llm_size"
+[ -f "$llm/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm" --size "$llm_size" >/dev/null
+large_model_rows "llm_$llm_size" "$llm/model.onnx"
+llm_shards="$work/llm_1G_shards"
+[ -f "$llm_shards/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm_shards" --size 1G --shards 8 --kv_heads 4 >/dev/null
+large_model_rows llm_1G_8shards "$llm_shards/model.onnx"
+for pair in "vgg16:${VGG16:-}" "vit_b_16:${VIT:-}"; do
+  name=${pair%%:*} model=${pair#*:}
+  if [ -n "$model" ] && [ -f "$model" ]; then large_model_rows "$name" "$model"; else echo "$name: skipped (set ${name^^}=path/to/model.onnx)"; fi
+done
+
+echo
+echo "== synthetic graphs: time and peak RSS by node count, growth per 10x nodes (best of $reps)"
+printf '%-12s %9s %8s %9s %10s %8s %8s\n' kind nodes wall_s peak_MiB KiB/node t_x10 rss_x10
+for kind in chain wide transformer; do
+  prev_wall="" prev_rss=""
+  sizes="1000 10000 100000 1000000"
+  [ "$kind" = chain ] || sizes="10000 100000"
+  for n in $sizes; do
+    model="$work/${kind}_$n.onnx"
+    [ -f "$model" ] || "$python" "$here/bench/make_synthetic.py" --kind "$kind" --nodes "$n" --out "$model" >/dev/null
+    measure "$mo" --input_model "$model" --output_dir "$scratch/syn"
+    growth_t="-" growth_m="-"
+    if [ -n "$prev_wall" ]; then growth_t=$(calc "$wall / $prev_wall"); growth_m=$(calc "$rss / $prev_rss"); fi
+    printf '%-12s %9d %8.2f %9.1f %10.2f %8s %8s\n' "$kind" "$n" "$wall" "$(calc "$rss / 1024")" "$(calc "$rss / $n")" \
+      "$growth_t" "$growth_m"
+    prev_wall=$wall prev_rss=$rss
+  done
+done
+
+echo
+echo "== tiny model end to end (mean of 50 runs, best of $reps rounds)"
+best=""
+for ((r = 0; r < reps; r++)); do
+  start=$(date +%s%N)
+  for i in $(seq 50); do "$mo" --input_model "$here/samples/tiny_cnn.prototxt" --output_dir "$scratch/tiny" >/dev/null; done
+  ms=$(calc "($(date +%s%N) - $start) / 50 / 1e6")
+  if [ -z "$best" ] || [ "$(calc "$ms < $best")" = 1 ]; then best=$ms; fi
+done
+printf 'tiny_cnn: %.1f ms per conversion\n' "$best"
+echo
+uptime

@@ -1,0 +1,140 @@
+#include "transforms/back/make_stateful.hpp"
+
+#include <algorithm>
+
+#include "core/log.hpp"
+
+namespace mo {
+
+namespace {
+
+// A node's name or any of its tensor names (a Result's tensor names are those of its input).
+bool named(const Node& n, const std::string& name) {
+    if (n.name() == name) return true;
+    const auto& names = n.is("Result") ? n.in(0).src().names() : n.out(0).names();
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Node find_named(const std::vector<Node>& nodes, const std::string& name) {
+    for (const Node& n : nodes)
+        if (named(n, name)) return n;
+    return Node();
+}
+
+std::string display_name(const Node& n) {
+    const auto& names = n.is("Result") ? n.in(0).src().names() : n.out(0).names();
+    return names.empty() ? n.name() : names.front();
+}
+
+// past<suffix> / past_key_values<suffix> -> present<suffix>.
+std::vector<std::pair<Node, Node>> pairs_by_convention(const Graph& graph) {
+    std::vector<std::pair<Node, Node>> pairs;
+    for (const Node& p : graph.parameters()) {
+        const std::string name = display_name(p);
+        for (const std::string prefix : {"past_key_values", "past"}) {
+            if (name.rfind(prefix, 0) != 0) continue;
+            if (Node r = find_named(graph.results(), "present" + name.substr(prefix.size()))) {
+                pairs.emplace_back(p, r);
+                break;
+            }
+        }
+    }
+    return pairs;
+}
+
+std::vector<std::pair<Node, Node>> pairs_by_name(const Graph& graph, const ConversionOptions& options) {
+    std::vector<std::pair<Node, Node>> pairs;
+    for (const auto& [param, result] : options.stateful_pairs) {
+        Node p = find_named(graph.parameters(), param);
+        if (!p)
+            throw Error("MakeStateful: '" + param + "' is not a model input", graph.source_path,
+                        "param_res_names must pair model input names with model output names");
+        Node r = find_named(graph.results(), result);
+        if (!r)
+            throw Error("MakeStateful: '" + result + "' is not a model output", graph.source_path,
+                        "param_res_names must pair model input names with model output names");
+        pairs.emplace_back(p, r);
+    }
+    return pairs;
+}
+
+// The batch size of this call: dim 0 of a model input other than the state's whose dim 0 is
+// dynamic (input_ids in an LLM), as a 1-element i64 tensor; nothing when there is none.
+std::optional<OutPort> batch_dimension(Graph& graph, const std::vector<Node>& state_params) {
+    for (const Node& p : graph.parameters()) {
+        if (std::find(state_params.begin(), state_params.end(), p) != state_params.end()) continue;
+        const PartialShape& s = p.out(0).shape();
+        if (!s.rank_is_static() || s.rank() == 0 || s[0].is_static()) continue;
+        Node shape = graph.add_op("ShapeOf", p.name() + "/batch/shape", {p.out(0)}, {{"output_type", AttrValue(ElementType::i64)}});
+        Node first = graph.add_op("Gather", p.name() + "/batch",
+                                  {shape.out(0), graph.add_constant(p.name() + "/batch/index", Tensor::from_vector<int64_t>({0}, {1})).out(0),
+                                   graph.add_constant(p.name() + "/batch/axis", Tensor::scalar<int64_t>(0)).out(0)},
+                                  {{"batch_dims", AttrValue(int64_t{0})}});
+        return first.out(0);
+    }
+    return std::nullopt;
+}
+
+// Zeros of the variable's shape: dynamic dim 0 = the batch, other dynamic dims 0.
+OutPort empty_state(Graph& graph, const Node& param, const std::optional<OutPort>& batch) {
+    const PartialShape& shape = param.out(0).shape();
+    const std::string base = param.name() + "/init";
+    std::vector<OutPort> dims;
+    std::vector<int64_t> known;
+    auto flush_known = [&] {
+        if (known.empty()) return;
+        dims.push_back(graph.add_constant(base + "/dims" + std::to_string(dims.size()),
+                                          Tensor::from_vector<int64_t>(known, {static_cast<int64_t>(known.size())})).out(0));
+        known.clear();
+    };
+    for (size_t i = 0; i < shape.rank(); ++i) {
+        if (i == 0 && !shape[0].is_static() && batch) {
+            flush_known();
+            dims.push_back(*batch);
+        } else {
+            known.push_back(shape[i].is_static() ? shape[i].get_length() : 0);
+        }
+    }
+    flush_known();
+    OutPort target = dims.size() == 1 ? dims[0] : graph.add_op("Concat", base + "/shape", dims, {{"axis", AttrValue(int64_t{0})}}).out(0);
+    Tensor zero = Tensor::allocate(param.out(0).type(), {});
+    OutPort value = graph.add_constant(base + "/zero", zero).out(0);
+    return graph.add_op("Broadcast", base, {value, target}, {{"mode", AttrValue(std::string("numpy"))}}).out(0);
+}
+
+}  // namespace
+
+bool MakeStateful::run(Graph& graph, const TransformContext& ctx) {
+    auto pairs = ctx.options.stateful_pairs.empty() ? pairs_by_convention(graph) : pairs_by_name(graph, ctx.options);
+    if (pairs.empty())
+        throw Error("MakeStateful found no input/output pair to turn into a variable", graph.source_path,
+                    "name them: --transform \"MakeStateful[param_res_names={'input':'output'}]\"");
+    std::vector<Node> state_params;
+    for (const auto& [p, r] : pairs) state_params.push_back(p);
+    const std::optional<OutPort> batch = batch_dimension(graph, state_params);
+    for (const auto& [p, r] : pairs) {
+        const std::string param = display_name(p), result = display_name(r);
+        const OutPort value = r.in(0).src();
+        const PartialShape& shape = p.out(0).shape();
+        if (value.type() != p.out(0).type() || !shape.rank_is_static() || !value.shape().rank_is_static() ||
+            value.shape().rank() != shape.rank())
+            throw Error("MakeStateful: input '" + param + "' (" + std::string(ir_name(p.out(0).type())) + " [" +
+                            shape.to_string() + "]) and output '" + result + "' (" + std::string(ir_name(value.type())) +
+                            " [" + value.shape().to_string() + "]) cannot be one variable",
+                        p.describe(), "pair inputs and outputs of the same element type and rank");
+        const std::string variable = param + result;
+        Node read = graph.add_op("ReadValue", param, {empty_state(graph, p, batch)},
+                                 {{"variable_id", AttrValue(variable)},
+                                  {"variable_type", AttrValue(p.out(0).type())},
+                                  {"variable_shape", AttrValue(shape)}});
+        p.out(0).replace_all_uses_with(read.out(0));
+        Node assign = graph.add_op("Assign", result + "/assign", {value}, {{"variable_id", AttrValue(variable)}});
+        graph.sinks().push_back(assign);
+        graph.remove_node(r);
+        graph.remove_node(p);
+    }
+    MO_LOG(Info, "MakeStateful: ", pairs.size(), " inputs and outputs became variables");
+    return true;
+}
+
+}  // namespace mo

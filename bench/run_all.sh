@@ -17,7 +17,7 @@ work=${1:-/tmp/mo-bench}
 mo=${MO:-$here/build/tools/mo}
 reps=${REPS:-3}
 llm_size=${LLM_SIZE:-12G}
-python=${PYTHON:-python3}
+python=${PYTHON:-/usr/bin/python3}  # Debian's, with python3-numpy and python3-onnx
 [ -x "$mo" ] || { echo "mo not found at $mo: build it or set MO=" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "GNU time is needed: apt-get install time" >&2; exit 2; }
 mkdir -p "$work"
@@ -45,7 +45,7 @@ cp_synced() { rm -rf "$scratch/copy"; mkdir "$scratch/copy"; cp "$@" "$scratch/c
 large_model_rows() {  # NAME MODEL.onnx
   local name=$1 model=$2 dir files bytes
   dir=$(dirname "$model")
-  files=$(find "$dir" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*.bin' \) | sort)
+  files=$(find "$dir/" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*.bin' \) | sort)
   bytes=$(cat $files | wc -c)
   cat $files >/dev/null  # the source in the page cache for every run alike
   export -f mo_synced cp_synced; export mo scratch

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "core/log.hpp"
 
@@ -17,6 +19,13 @@ using Clock = std::chrono::steady_clock;
 // Shows the line only after this long, so short conversions print nothing extra.
 constexpr double kQuietSeconds = 2.0;
 constexpr double kRedrawSeconds = 0.1;
+
+struct PhaseRecord {
+    std::string name;
+    double seconds = 0;
+    double rss_mib = 0;   // resident memory when the phase ended
+    double peak_mib = 0;  // peak resident memory of the process up to then
+};
 
 struct State {
     std::mutex mutex;
@@ -127,12 +136,6 @@ void Progress::finish() {
     }
     std::snprintf(row, sizeof row, "\n  %-20s %8.3f", "total", total);
     log_message(LogLevel::Info, table + row);
-}
-
-std::vector<PhaseRecord> Progress::phases() {
-    State& s = state();
-    std::lock_guard lock(s.mutex);
-    return s.records;
 }
 
 double Progress::rss_mib() { return status_mib("VmRSS:"); }

@@ -7,18 +7,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/api.hpp"
 
 namespace mo {
-
-struct PhaseRecord {
-    std::string name;
-    double seconds = 0;
-    double rss_mib = 0;   // resident memory when the phase ended
-    double peak_mib = 0;  // peak resident memory of the process up to then
-};
 
 class MO_API Progress {
 public:
@@ -32,7 +24,6 @@ public:
     static void bytes(uint64_t done, uint64_t total);
     // Ends the last phase, clears the progress line and, at INFO, logs the table.
     static void finish();
-    static std::vector<PhaseRecord> phases();
 
     // Resident and peak resident memory of this process, MiB (0 where /proc is unavailable).
     static double rss_mib();

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 #include <deque>
-#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Converts a large model with `mo` and copies the same file with `cp`, in the same run,
 # several times, and prints wall time and peak RSS of each (GNU time -v) with the ratios
-# mo/cp time and mo peak RSS / model file size. Targets: time <= 2x cp, RSS <= 1x file.
+# mo/cp time and mo peak RSS / model file size. For the whole set of scale figures (synced
+# writes, generated LLMs, growth per 10x nodes) see bench/run_all.sh and docs/performance.md.
 #
 #   bench/convert_vs_cp.sh [MODEL.onnx] [REPETITIONS]
 #   MO=path/to/mo bench/convert_vs_cp.sh          (default: build/tools/mo, then build-*/tools/mo)
@@ -54,7 +55,7 @@ for ((r = 1; r <= reps; r++)); do
 done
 
 echo
-echo "best of $reps (targets: time ratio <= 2, RSS/file <= 1; CPU time shown too: wall time"
+echo "best of $reps (CPU time shown too: wall time"
 echo "is noisy on a loaded machine, see the load average below):"
 cp_wall=${best_wall[cp]} cp_cpu=${best_cpu[cp]}
 for run in mo_fp32 mo_fp16; do

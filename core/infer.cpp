@@ -72,7 +72,11 @@ void fold(Node n) {
     if (foldable && !all_constant) {
         for (size_t j = 0; j < n.output_count(); ++j) {
             const auto& s = n.out(j).shape();
-            if (s.is_static() && shape_size(s.to_shape()) > kMaxFoldedElements) foldable = false;
+            if (s.is_static() && shape_size(s.to_shape()) > kMaxFoldedElements) {
+                MO_LOG(Debug, "not folding ", n.describe(), ": output ", j, " would hold ", shape_size(s.to_shape()),
+                       " elements (more than ", kMaxFoldedElements, ") and not every input is a Constant");
+                foldable = false;
+            }
         }
     }
     std::vector<Tensor> outputs;

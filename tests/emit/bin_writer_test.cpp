@@ -113,7 +113,8 @@ TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
     EXPECT_EQ(std::memcmp(bytes.data() + 1000, content.data() + 1, content.size() - 1), 0);
 }
 
-// Bytes i -> (i * 7 + offset-independent seed) computed on request, counting the requests.
+// Byte p of the result is (7p + 3) mod 256, computed on request; counts the requests and the
+// largest piece asked for (one request runs at a time: the writer waits for each).
 class CountingDerived final : public DerivedBuffer {
 public:
     explicit CountingDerived(size_t size) : DerivedBuffer(size) {}

@@ -5,24 +5,9 @@
 //
 //   npm install --ignore-scripts onnxruntime-node   (in any folder; NODE_PATH=that/node_modules)
 //   node scripts/make_llm_reference.js tests/e2e/data/llm
-const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
-
-function writeNpy(file, tensor) {
-  const descr = { float32: '<f4', int64: '<i8' }[tensor.type];
-  if (!descr) throw new Error('no .npy dtype for ' + tensor.type);
-  const shape = tensor.dims.length === 1 ? `(${tensor.dims[0]},)` : `(${tensor.dims.join(', ')})`;
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
-  const total = 10 + header.length + 1;
-  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1; head[7] = 0;
-  head.writeUInt16LE(header.length, 8);
-  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
-}
+const { writeNpy } = require('./npy.js');
 
 const i64 = (values, dims) => new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), dims);
 

@@ -23,6 +23,7 @@ void register_onnx_extractors(ExtractorRegistry& r) {
     register_onnx_control_flow(r);
     register_onnx_sequence(r);
     register_onnx_signal(r);
+    register_onnx_microsoft_contrib(r);
 }
 
 }  // namespace mo

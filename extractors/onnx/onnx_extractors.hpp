@@ -28,5 +28,6 @@ void register_onnx_detection(ExtractorRegistry& r);
 void register_onnx_control_flow(ExtractorRegistry& r);
 void register_onnx_sequence(ExtractorRegistry& r);
 void register_onnx_signal(ExtractorRegistry& r);
+void register_onnx_microsoft_contrib(ExtractorRegistry& r);  // com.microsoft: ONNX Runtime contrib ops
 
 }  // namespace mo

@@ -1,0 +1,100 @@
+// ONNX Runtime's contrib ops (domain com.microsoft, and SimplifiedLayerNormalization, which
+// ONNX Runtime puts in the default domain) that its transformer optimizer writes into
+// BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
+// docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
+// SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization.
+// The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
+// reads them is refused by name.
+#include "extractors/extract_context.hpp"
+#include "extractors/onnx/onnx_extractors.hpp"
+
+namespace mo {
+
+namespace {
+
+constexpr const char* kDomain = "com.microsoft";
+
+OutPort gelu(ExtractContext& c, const OutPort& x, const char* mode, const std::string& suffix) {
+    return c.op("Gelu", suffix, {x}, {{"approximation_mode", std::string(mode)}});
+}
+
+// x + bias when the optional input `i` is given.
+OutPort plus_optional(ExtractContext& c, OutPort x, size_t i, const std::string& suffix) {
+    return c.has_input(i) ? c.op("Add", suffix, {x, c.input(i)}) : x;
+}
+
+void refuse_statistics_outputs(ExtractContext& c, size_t first, size_t last) {
+    for (size_t j = first; j <= last; ++j)
+        if (c.output_used(j))
+            c.unsupported("output " + std::to_string(j) + " (mean / inverse standard deviation, a training output)");
+}
+
+// (x - mean) / sqrt(var + eps) over the last axis, then * gamma (+ beta).
+OutPort layer_norm_last_axis(ExtractContext& c, const OutPort& x, double eps, const OutPort& gamma,
+                             const OutPort* beta) {
+    OutPort mvn = c.op("MVN", "mvn", {x, c.i64s("axes", {-1})},
+                       {{"normalize_variance", true}, {"eps", eps}, {"eps_mode", std::string("inside_sqrt")}});
+    OutPort scaled = c.op("Multiply", beta ? "scale" : "", {mvn, gamma});
+    return beta ? c.op("Add", "", {scaled, *beta}) : scaled;
+}
+
+// x / sqrt(mean(x^2) + eps) * gamma over the last axis (RMS normalization).
+OutPort rms_norm_last_axis(ExtractContext& c, const OutPort& x, double eps, const OutPort& gamma) {
+    OutPort square = c.op("Multiply", "square", {x, x});
+    OutPort mean = c.op("ReduceMean", "mean_square", {square, c.i64s("axes", {-1})}, {{"keep_dims", true}});
+    OutPort rms = c.op("Sqrt", "rms", {c.op("Add", "mean_square_eps", {mean, c.scalar_like("epsilon", eps, x)})});
+    return c.op("Multiply", "", {c.op("Divide", "normalized", {x, rms}), gamma});
+}
+
+void skip_layer_norm(ExtractContext& c, bool simplified) {
+    // Inputs: input, skip, gamma, then beta and bias (SkipLayerNormalization) or bias (simplified).
+    const size_t bias_input = simplified ? 3 : 4;
+    refuse_statistics_outputs(c, 1, 2);
+    OutPort sum = c.op("Add", "skip_sum", {c.input(0), c.input(1)});
+    sum = plus_optional(c, sum, bias_input, "bias_sum");
+    const double eps = c.f("epsilon", 1e-12);
+    OutPort y;
+    if (simplified) {
+        y = rms_norm_last_axis(c, sum, eps, c.input(2));
+    } else if (c.has_input(3)) {
+        OutPort beta = c.input(3);
+        y = layer_norm_last_axis(c, sum, eps, c.input(2), &beta);
+    } else {
+        y = layer_norm_last_axis(c, sum, eps, c.input(2), nullptr);
+    }
+    c.set_output(0, y);
+    if (c.output_used(3)) c.set_output(3, sum);  // input_skip_bias_sum
+}
+
+}  // namespace
+
+void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
+    r.add({"onnx", kDomain, "Gelu", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, gelu(c, c.input(0), "ERF", "")); }});
+    r.add({"onnx", kDomain, "BiasGelu", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, gelu(c, c.op("Add", "bias", {c.input(0), c.input(1)}), "ERF", ""));
+           }});
+    r.add({"onnx", kDomain, "FastGelu", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, gelu(c, plus_optional(c, c.input(0), 1, "bias"), "TANH", ""));
+           }});
+    r.add({"onnx", kDomain, "QuickGelu", 1, INT64_MAX, [](ExtractContext& c) {
+               // x * sigmoid(alpha * x)
+               OutPort x = c.input(0);
+               OutPort scaled = c.op("Multiply", "alpha_x", {x, c.scalar_like("alpha", c.f("alpha", 1.702), x)});
+               c.set_output(0, c.op("Multiply", "", {x, c.op("Sigmoid", "sigmoid", {scaled})}));
+           }});
+    r.add({"onnx", kDomain, "BiasAdd", 1, INT64_MAX, [](ExtractContext& c) {
+               // X + bias + skip
+               c.set_output(0, c.op("Add", "", {c.op("Add", "bias", {c.input(0), c.input(1)}), c.input(2)}));
+           }});
+    r.add({"onnx", kDomain, "SkipLayerNormalization", 1, INT64_MAX, [](ExtractContext& c) { skip_layer_norm(c, false); }});
+    r.add({"onnx", kDomain, "SkipSimplifiedLayerNormalization", 1, INT64_MAX,
+           [](ExtractContext& c) { skip_layer_norm(c, true); }});
+    // ONNX Runtime registers this one in the default domain (its opset 1 on), not com.microsoft.
+    r.add({"onnx", "", "SimplifiedLayerNormalization", 1, INT64_MAX, [](ExtractContext& c) {
+               if (c.i("axis", -1) != -1) c.unsupported("axis " + std::to_string(c.i("axis", -1)) + " (only the last axis, -1)");
+               refuse_statistics_outputs(c, 1, 1);
+               c.set_output(0, rms_norm_last_axis(c, c.input(0), c.f("epsilon", 1e-5), c.input(1)));
+           }});
+}
+
+}  // namespace mo

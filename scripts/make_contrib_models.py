@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Writes one small ONNX model per ONNX Runtime contrib op (domain com.microsoft) that mo
+decomposes, with a seeded input: DIR/<op>/model.onnx and input_0.npy. Their reference outputs
+come from ONNX Runtime itself: `node scripts/ort_outputs.js DIR/<op>` for each. (BiasAdd is
+left out: ONNX Runtime has no CPU kernel for it; a unit test checks it by hand.)
+
+  /usr/bin/python3 scripts/make_contrib_models.py tests/e2e/data/contrib
+
+Needs python3 with numpy and onnx (Debian: python3-numpy python3-onnx).
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+SHAPE = [2, 3, 8]  # batch, sequence, hidden
+
+
+def model(op, extra_inputs, attrs=None, outputs=("y",), domain="com.microsoft"):
+    """x -> op(x, *constants) with `extra_inputs` as (name, array) initializers ('' = absent)."""
+    inits, names = [], ["x"]
+    for name, value in extra_inputs:
+        if name:
+            inits.append(numpy_helper.from_array(value.astype(np.float32), name))
+        names.append(name)
+    node = helper.make_node(op, names, list(outputs), domain=domain, **(attrs or {}))
+    outs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o]
+    graph = helper.make_graph([node], op.lower(), [helper.make_tensor_value_info("x", TensorProto.FLOAT, SHAPE)],
+                              outs, initializer=inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(0)
+    hidden = SHAPE[-1]
+    vec = lambda: rng.standard_normal(hidden)
+    full = lambda: rng.standard_normal(SHAPE)
+    cases = {
+        "Gelu": model("Gelu", []),
+        "BiasGelu": model("BiasGelu", [("bias", vec())]),
+        "FastGelu": model("FastGelu", [("bias", vec())]),
+        "QuickGelu": model("QuickGelu", [], {"alpha": 1.5}),
+        "SkipLayerNormalization": model("SkipLayerNormalization",
+                                        [("skip", full()), ("gamma", 1 + 0.1 * vec()), ("beta", vec()), ("bias", vec())],
+                                        {"epsilon": 1e-5}, outputs=("y", "", "", "sum")),
+        "SkipLayerNormalization_no_beta": model("SkipLayerNormalization", [("skip", full()), ("gamma", 1 + 0.1 * vec())]),
+        "SkipSimplifiedLayerNormalization": model("SkipSimplifiedLayerNormalization",
+                                                  [("skip", full()), ("gamma", 1 + 0.1 * vec()), ("bias", vec())],
+                                                  {"epsilon": 1e-6}, outputs=("y", "", "", "sum")),
+        # ONNX Runtime registers this one in the default domain, not com.microsoft.
+        "SimplifiedLayerNormalization": model("SimplifiedLayerNormalization", [("scale", 1 + 0.1 * vec())],
+                                              {"axis": -1, "epsilon": 1e-6}, domain=""),
+    }
+    for name, m in cases.items():
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "model.onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        np.save(os.path.join(d, "input_0.npy"), (2 * rng.standard_normal(SHAPE)).astype(np.float32))
+        print(d)
+
+
+if __name__ == "__main__":
+    main()

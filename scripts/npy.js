@@ -1,0 +1,36 @@
+// .npy files (version 1.0, little-endian, C order) for the ONNX Runtime reference scripts:
+// float32 and int64 arrays to and from onnxruntime-node tensors.
+const fs = require('fs');
+
+const DTYPES = { float32: '<f4', int64: '<i8' };
+
+function writeNpy(file, tensor) {
+  const descr = DTYPES[tensor.type];
+  if (!descr) throw new Error('no .npy dtype for ' + tensor.type);
+  const shape = tensor.dims.length === 1 ? `(${tensor.dims[0]},)` : `(${tensor.dims.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
+}
+
+// Returns { type, dims, data } for a float32 or int64 array.
+function readNpy(file) {
+  const bytes = fs.readFileSync(file);
+  const headerLength = bytes.readUInt16LE(8);
+  const header = bytes.toString('latin1', 10, 10 + headerLength);
+  const descr = /'descr': '([^']+)'/.exec(header)[1];
+  const dims = /'shape': \(([^)]*)\)/.exec(header)[1].split(',').filter((s) => s.trim()).map(Number);
+  const body = bytes.subarray(10 + headerLength);
+  const copy = new Uint8Array(body).buffer;  // aligned
+  if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
+  if (descr === '<i8') return { type: 'int64', dims, data: new BigInt64Array(copy) };
+  throw new Error(file + ': unsupported dtype ' + descr);
+}
+
+module.exports = { writeNpy, readNpy };

@@ -1,0 +1,89 @@
+// ONNX Runtime contrib ops (com.microsoft) against ONNX Runtime's own outputs: one small model
+// per op, written by scripts/make_contrib_models.py, outputs from onnxruntime-node 1.30
+// (scripts/ort_outputs.js). Each converts to opset ops only and gives ORT's values.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/evaluator.hpp"
+#include "emit/ir_test_util.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "support/graph_builder.hpp"
+#include "support/onnx_model_builder.hpp"
+#include "tools/convert.hpp"
+#include "validate/npy.hpp"
+
+namespace mo {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+
+std::unique_ptr<Graph> convert_to_ir(const std::string& model, test::ScratchDir& out) {
+    ConversionOptions options;
+    options.input_model = model;
+    options.output_dir = out.path().string();
+    options.compress_to_fp16 = false;
+    return read_ir(convert(options).xml_path, test::builtin_ops());
+}
+
+void expect_close(const Tensor& got, const Tensor& want, const std::string& what) {
+    ASSERT_EQ(got.shape(), want.shape()) << what;
+    const auto g = got.to_f64(), w = want.to_f64();
+    for (size_t i = 0; i < w.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-5 + 1e-5 * std::abs(w[i])) << what << " element " << i;
+}
+
+class ContribOp : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ContribOp, GivesOnnxRuntimesOutputs) {
+    const fs::path dir = fs::path(MO_SOURCE_DIR) / "tests/e2e/data/contrib" / GetParam();
+    test::ScratchDir out{"contrib"};
+    auto ir = convert_to_ir((dir / "model.onnx").string(), out);
+    auto outputs = evaluate(*ir, {read_npy((dir / "input_0.npy").string())});
+    ASSERT_FALSE(outputs.empty());
+    for (size_t i = 0; i < outputs.size(); ++i)
+        expect_close(outputs[i], read_npy((dir / ("output_" + std::to_string(i) + ".npy")).string()),
+                     GetParam() + " output " + std::to_string(i));
+}
+
+INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
+                         ::testing::Values("Gelu", "BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization",
+                                           "SkipLayerNormalization_no_beta", "SkipSimplifiedLayerNormalization",
+                                           "SimplifiedLayerNormalization"));
+
+// ONNX Runtime has no CPU kernel for BiasAdd: X + bias + skip, worked by hand.
+TEST(ContribOps, BiasAddAddsBiasAndSkip) {
+    OnnxModelBuilder m(17);
+    m.import("com.microsoft", 1);
+    m.input("x", {1, 2, 3});
+    m.initializer("bias", {10, 20, 30}, {3});
+    m.initializer("skip", {1, 2, 3, 4, 5, 6}, {1, 2, 3});
+    m.node("BiasAdd", {"x", "bias", "skip"}, {"y"}, {}, "", "com.microsoft");
+    m.output("y");
+    test::ScratchDir out{"contrib_bias_add"};
+    auto ir = convert_to_ir(m.save("bias_add.onnx"), out);
+    auto y = evaluate(*ir, {Tensor::from_vector<float>({0.5f, 0, -1, 0, 0, 100}, {1, 2, 3})}).at(0).to_f64();
+    EXPECT_EQ(y, (std::vector<double>{11.5, 22, 32, 14, 25, 136}));
+}
+
+// A model reading a training output of the normalization is refused by name.
+TEST(ContribOps, SkipLayerNormalizationStatisticsOutputsAreRefused) {
+    OnnxModelBuilder m(17);
+    m.import("com.microsoft", 1);
+    m.input("x", {1, 2, 3});
+    m.initializer("skip", {1, 2, 3, 4, 5, 6}, {1, 2, 3});
+    m.initializer("gamma", {1, 1, 1}, {3});
+    m.node("SkipLayerNormalization", {"x", "skip", "gamma"}, {"y", "mean"}, {}, "", "com.microsoft");
+    m.output("y");
+    m.output("mean");
+    test::ScratchDir out{"contrib_refused"};
+    try {
+        convert_to_ir(m.save("skip_ln_mean.onnx"), out);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("output 1"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace mo

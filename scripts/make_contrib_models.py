@@ -22,7 +22,8 @@ def model(op, extra_inputs, attrs=None, outputs=("y",), domain="com.microsoft"):
     inits, names = [], ["x"]
     for name, value in extra_inputs:
         if name:
-            inits.append(numpy_helper.from_array(value.astype(np.float32), name))
+            kind = np.int64 if value.dtype.kind == "i" else np.float32
+            inits.append(numpy_helper.from_array(value.astype(kind), name))
         names.append(name)
     node = helper.make_node(op, names, list(outputs), domain=domain, **(attrs or {}))
     outs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o]
@@ -51,6 +52,12 @@ def main():
         "SkipSimplifiedLayerNormalization": model("SkipSimplifiedLayerNormalization",
                                                   [("skip", full()), ("gamma", 1 + 0.1 * vec()), ("bias", vec())],
                                                   {"epsilon": 1e-6}, outputs=("y", "", "", "sum")),
+        "FusedMatMul": model("FusedMatMul", [("b", rng.standard_normal([2, 5, 8]))],
+                             {"alpha": 0.5, "transA": 0, "transB": 1}),
+        "FusedMatMul_transA": model("FusedMatMul", [("b", rng.standard_normal([2, 3, 4]))],
+                                    {"alpha": 1.0, "transA": 1}),
+        "Trilu": model("Trilu", [("k", np.array(1))], {"upper": 0}),
+        "GatherND": model("GatherND", [("indices", np.array([[0, 1], [1, 2]]))]),
         # ONNX Runtime registers this one in the default domain, not com.microsoft.
         "SimplifiedLayerNormalization": model("SimplifiedLayerNormalization", [("scale", 1 + 0.1 * vec())],
                                               {"axis": -1, "epsilon": 1e-6}, domain=""),

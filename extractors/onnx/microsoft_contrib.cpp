@@ -2,7 +2,8 @@
 // ONNX Runtime puts in the default domain) that its transformer optimizer writes into
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
-// SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization.
+// SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
+// FusedMatMul, and the contrib copies of Trilu and GatherND.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
 #include "extractors/extract_context.hpp"
@@ -66,9 +67,31 @@ void skip_layer_norm(ExtractContext& c, bool simplified) {
     if (c.output_used(3)) c.set_output(3, sum);  // input_skip_bias_sum
 }
 
+// alpha · (A' @ B'), A' = A with its last two axes swapped when transA (B' likewise).
+void fused_matmul(ExtractContext& c) {
+    if (c.i("transBatchA", 0) != 0 || c.i("transBatchB", 0) != 0)
+        c.unsupported("transBatchA / transBatchB (a batch-axis transpose)");
+    const double alpha = c.f("alpha", 1.0);
+    const AttrMap attrs{{"transpose_a", c.i("transA", 0) != 0}, {"transpose_b", c.i("transB", 0) != 0}};
+    if (alpha == 1.0) {
+        c.set_output(0, c.op("MatMul", "", {c.input(0), c.input(1)}, attrs));
+        return;
+    }
+    OutPort product = c.op("MatMul", "matmul", {c.input(0), c.input(1)}, attrs);
+    c.set_output(0, c.op("Multiply", "", {product, c.scalar_like("alpha", alpha, product)}));
+}
+
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
+    r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});
+    // Contrib copies of standard ops with the same inputs and attributes: the standard
+    // extractor serves (none of them depends on the opset number).
+    for (const auto& [op, standard_opset] : {std::pair<const char*, int64_t>{"Trilu", 14}, {"GatherND", 12}}) {
+        const Extractor* standard = r.find("onnx", "", op, standard_opset);
+        MO_ASSERT(standard != nullptr, "the ONNX extractor of ", op, " is registered after the contrib ops");
+        r.add({"onnx", kDomain, op, 1, INT64_MAX, standard->fn});
+    }
     r.add({"onnx", kDomain, "Gelu", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, gelu(c, c.input(0), "ERF", "")); }});
     r.add({"onnx", kDomain, "BiasGelu", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, gelu(c, c.op("Add", "bias", {c.input(0), c.input(1)}), "ERF", ""));

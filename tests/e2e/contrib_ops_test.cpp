@@ -49,7 +49,8 @@ TEST_P(ContribOp, GivesOnnxRuntimesOutputs) {
 INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                          ::testing::Values("Gelu", "BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization",
                                            "SkipLayerNormalization_no_beta", "SkipSimplifiedLayerNormalization",
-                                           "SimplifiedLayerNormalization"));
+                                           "SimplifiedLayerNormalization", "FusedMatMul", "FusedMatMul_transA",
+                                           "Trilu", "GatherND"));
 
 // ONNX Runtime has no CPU kernel for BiasAdd: X + bias + skip, worked by hand.
 TEST(ContribOps, BiasAddAddsBiasAndSkip) {

@@ -9,6 +9,7 @@
 #include "emit/ir_test_util.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 #include "support/onnx_model_builder.hpp"
 #include "tools/convert.hpp"
 #include "validate/npy.hpp"
@@ -28,9 +29,7 @@ std::unique_ptr<Graph> convert_to_ir(const std::string& model, test::ScratchDir&
 }
 
 void expect_close(const Tensor& got, const Tensor& want, const std::string& what) {
-    ASSERT_EQ(got.shape(), want.shape()) << what;
-    const auto g = got.to_f64(), w = want.to_f64();
-    for (size_t i = 0; i < w.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-5 + 1e-5 * std::abs(w[i])) << what << " element " << i;
+    test::expect_close(got, want, 1e-5, 1e-5, what);
 }
 
 class ContribOp : public ::testing::TestWithParam<std::string> {};

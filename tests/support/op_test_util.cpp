@@ -1,5 +1,7 @@
 #include "support/op_test_util.hpp"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -83,6 +85,12 @@ std::vector<float> iota(size_t n, float from) {
     std::vector<float> v(n);
     for (size_t i = 0; i < n; ++i) v[i] = from + static_cast<float>(i);
     return v;
+}
+
+void expect_close(const Tensor& got, const Tensor& want, double atol, double rtol, const std::string& what) {
+    ASSERT_EQ(got.shape(), want.shape()) << what;
+    const auto g = got.to_f64(), w = want.to_f64();
+    for (size_t i = 0; i < w.size(); ++i) ASSERT_NEAR(g[i], w[i], atol + rtol * std::abs(w[i])) << what << " element " << i;
 }
 
 }  // namespace mo::test

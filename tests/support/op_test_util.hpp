@@ -53,6 +53,10 @@ Tensor boolean(std::vector<bool> v);
 Tensor packed(ElementType type, std::vector<uint8_t> bytes, int64_t count);
 std::vector<uint8_t> bytes_of(const Tensor& t);
 
+// ASSERTs (in the caller, wrap in ASSERT_NO_FATAL_FAILURE to stop there) equal shapes and every
+// element within atol + rtol·|want| of `want`; `what` names the output in the failure.
+void expect_close(const Tensor& got, const Tensor& want, double atol, double rtol, const std::string& what);
+
 // EXPECTs that f() throws a mo::Error whose text contains every one of `fragments`.
 template <typename F>
 void expect_error(F&& f, std::initializer_list<const char*> fragments) {

@@ -34,6 +34,26 @@ def model(op, extra_inputs, attrs=None, outputs=("y",), domain="com.microsoft"):
     return m
 
 
+def embed_layer_norm(rng, hidden):
+    """BERT's embedding layer: int32 input_ids, segment_ids and mask as model inputs."""
+    seq = [2, 5]
+    inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (
+        ("word", rng.standard_normal([11, hidden])), ("position", rng.standard_normal([7, hidden])),
+        ("segment", rng.standard_normal([2, hidden])), ("gamma", 1 + 0.1 * rng.standard_normal(hidden)),
+        ("beta", rng.standard_normal(hidden)))]
+    node = helper.make_node("EmbedLayerNormalization",
+                            ["input_ids", "segment_ids", "word", "position", "segment", "gamma", "beta", "mask"],
+                            ["y", "mask_index", "embedding_sum"], domain="com.microsoft", epsilon=1e-5)
+    ints = [helper.make_tensor_value_info(n, TensorProto.INT32, seq) for n in ("input_ids", "segment_ids", "mask")]
+    outs = [helper.make_tensor_value_info(n, t, None) for n, t in (
+        ("y", TensorProto.FLOAT), ("mask_index", TensorProto.INT32), ("embedding_sum", TensorProto.FLOAT))]
+    m = helper.make_model(helper.make_graph([node], "embed", ints, outs, initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    inputs = [rng.integers(0, 11, seq), rng.integers(0, 2, seq), np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])]
+    return m, [a.astype(np.int32) for a in inputs]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(0)
@@ -69,6 +89,14 @@ def main():
             f.write(m.SerializeToString())
         np.save(os.path.join(d, "input_0.npy"), (2 * rng.standard_normal(SHAPE)).astype(np.float32))
         print(d)
+    m, inputs = embed_layer_norm(rng, hidden)
+    d = os.path.join(out, "EmbedLayerNormalization")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    for i, a in enumerate(inputs):
+        np.save(os.path.join(d, "input_%d.npy" % i), a)
+    print(d)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
 // SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
-// FusedMatMul, and the contrib copies of Trilu and GatherND.
+// FusedMatMul, EmbedLayerNormalization, and the contrib copies of Trilu and GatherND.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
 #include "extractors/extract_context.hpp"
@@ -81,9 +81,44 @@ void fused_matmul(ExtractContext& c) {
     c.set_output(0, c.op("Multiply", "", {product, c.scalar_like("alpha", alpha, product)}));
 }
 
+// BERT's embedding layer: word + position (+ segment) embeddings, then layer normalization.
+// Inputs: input_ids, segment_ids?, word_embedding, position_embedding, segment_embedding?,
+// gamma, beta, mask?, position_ids?. Outputs: output, mask_index (the mask's row sums, int32),
+// embedding_sum (before normalization).
+void embed_layer_norm(ExtractContext& c) {
+    OutPort ids = c.input(0);
+    auto gather_rows = [&](const std::string& suffix, const OutPort& table, const OutPort& indices) {
+        return c.op("Gather", suffix, {table, indices, c.i64(suffix + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
+    };
+    OutPort sum = gather_rows("word", c.input(2), ids);
+    OutPort positions;
+    if (c.has_input(8)) {
+        positions = c.input(8);
+    } else {  // 0 .. sequence length - 1, for every row
+        OutPort shape = c.op("ShapeOf", "ids_shape", {ids}, {{"output_type", ElementType::i64}});
+        OutPort length = c.op("Gather", "sequence_length", {shape, c.i64("one", 1), c.i64("zero_axis", 0)},
+                              {{"batch_dims", int64_t{0}}});
+        OutPort range = c.op("Range", "positions", {c.i64("zero", 0), length, c.i64("step", 1)},
+                             {{"output_type", ElementType::i64}});
+        positions = c.op("Unsqueeze", "positions_row", {range, c.i64s("row_axis", {0})});
+    }
+    sum = c.op("Add", "word_position", {sum, gather_rows("position", c.input(3), positions)});
+    if (c.has_input(1) && c.has_input(4))
+        sum = c.op("Add", "embedding_sum", {sum, gather_rows("segment", c.input(4), c.input(1))});
+    OutPort beta = c.input(6);
+    c.set_output(0, layer_norm_last_axis(c, sum, c.f("epsilon", 1e-12), c.input(5), &beta));
+    if (c.output_used(1)) {
+        if (!c.has_input(7)) c.unsupported("output mask_index without a mask input");
+        OutPort rows = c.op("ReduceSum", "mask_sum", {c.input(7), c.i64s("mask_axes", {1})}, {{"keep_dims", false}});
+        c.set_output(1, c.op("Convert", "mask_index", {rows}, {{"destination_type", ElementType::i32}}));
+    }
+    if (c.output_used(2)) c.set_output(2, sum);
+}
+
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
+    r.add({"onnx", kDomain, "EmbedLayerNormalization", 1, INT64_MAX, embed_layer_norm});
     r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});
     // Contrib copies of standard ops with the same inputs and attributes: the standard
     // extractor serves (none of them depends on the opset number).

@@ -38,7 +38,10 @@ TEST_P(ContribOp, GivesOnnxRuntimesOutputs) {
     const fs::path dir = fs::path(MO_SOURCE_DIR) / "tests/e2e/data/contrib" / GetParam();
     test::ScratchDir out{"contrib"};
     auto ir = convert_to_ir((dir / "model.onnx").string(), out);
-    auto outputs = evaluate(*ir, {read_npy((dir / "input_0.npy").string())});
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; fs::exists(dir / ("input_" + std::to_string(i) + ".npy")); ++i)
+        inputs.push_back(read_npy((dir / ("input_" + std::to_string(i) + ".npy")).string()));
+    auto outputs = evaluate(*ir, inputs);
     ASSERT_FALSE(outputs.empty());
     for (size_t i = 0; i < outputs.size(); ++i)
         expect_close(outputs[i], read_npy((dir / ("output_" + std::to_string(i) + ".npy")).string()),
@@ -49,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                          ::testing::Values("Gelu", "BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization",
                                            "SkipLayerNormalization_no_beta", "SkipSimplifiedLayerNormalization",
                                            "SimplifiedLayerNormalization", "FusedMatMul", "FusedMatMul_transA",
-                                           "Trilu", "GatherND"));
+                                           "Trilu", "GatherND", "EmbedLayerNormalization"));
 
 // ONNX Runtime has no CPU kernel for BiasAdd: X + bias + skip, worked by hand.
 TEST(ContribOps, BiasAddAddsBiasAndSkip) {

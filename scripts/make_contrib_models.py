@@ -54,6 +54,26 @@ def embed_layer_norm(rng, hidden):
     return m, [a.astype(np.int32) for a in inputs]
 
 
+def rotary(rng, x_shape, heads=None):
+    """x and int64 position_ids [batch, sequence] as model inputs; cos/sin caches as constants."""
+    batch, seq = x_shape[0], (x_shape[2] if len(x_shape) == 4 else x_shape[1])
+    half = 4
+    angles = np.outer(np.arange(16), 1.0 / 10000 ** (np.arange(half) / half))
+    inits = [numpy_helper.from_array(np.cos(angles).astype(np.float32), "cos_cache"),
+             numpy_helper.from_array(np.sin(angles).astype(np.float32), "sin_cache")]
+    attrs = {"num_heads": heads} if heads else {}
+    node = helper.make_node("RotaryEmbedding", ["x", "position_ids", "cos_cache", "sin_cache"], ["y"],
+                            domain="com.microsoft", **attrs)
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape),
+           helper.make_tensor_value_info("position_ids", TensorProto.INT64, [batch, seq])]
+    m = helper.make_model(helper.make_graph([node], "rotary", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                            initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    positions = np.stack([np.arange(seq) + 3, np.arange(seq) + 7]).astype(np.int64)
+    return m, [rng.standard_normal(x_shape).astype(np.float32), positions]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(0)
@@ -89,14 +109,17 @@ def main():
             f.write(m.SerializeToString())
         np.save(os.path.join(d, "input_0.npy"), (2 * rng.standard_normal(SHAPE)).astype(np.float32))
         print(d)
-    m, inputs = embed_layer_norm(rng, hidden)
-    d = os.path.join(out, "EmbedLayerNormalization")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "model.onnx"), "wb") as f:
-        f.write(m.SerializeToString())
-    for i, a in enumerate(inputs):
-        np.save(os.path.join(d, "input_%d.npy" % i), a)
-    print(d)
+    # Models with inputs of their own.
+    for name, (m, inputs) in (("EmbedLayerNormalization", embed_layer_norm(rng, hidden)),
+                              ("RotaryEmbedding", rotary(rng, [2, 3, 4, 8])),
+                              ("RotaryEmbedding_3d", rotary(rng, [2, 4, 24], heads=3))):
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "model.onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        for i, a in enumerate(inputs):
+            np.save(os.path.join(d, "input_%d.npy" % i), a)
+        print(d)
 
 
 if __name__ == "__main__":

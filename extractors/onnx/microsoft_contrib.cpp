@@ -3,7 +3,8 @@
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
 // SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
-// FusedMatMul, EmbedLayerNormalization, and the contrib copies of Trilu and GatherND.
+// FusedMatMul, EmbedLayerNormalization, RotaryEmbedding, and the contrib copies of Trilu and
+// GatherND.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
 #include "extractors/extract_context.hpp"
@@ -115,9 +116,51 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.output_used(2)) c.set_output(2, sum);
 }
 
+// Rotary position embedding (GPT-NeoX style, halves): with c = cos_cache[position_ids] and
+// s = sin_cache[position_ids], the head vector [x1, x2] becomes [x1·c − x2·s, x2·c + x1·s].
+// Input [batch, heads, sequence, head] or [batch, sequence, heads·head] (with num_heads).
+void rotary_embedding(ExtractContext& c) {
+    if (c.i("interleaved", 0) != 0) c.unsupported("interleaved=1 (GPT-J style pairs)");
+    if (c.i("is_packed_batching", 0) != 0) c.unsupported("is_packed_batching=1");
+    const Tensor* cache = c.input_value(2);
+    if (!cache || cache->shape().size() != 2) c.fail("cos_cache must be a constant [max_position, rotary_dim / 2]");
+    const int64_t half = cache->shape()[1];
+    const int64_t rotary_dim = c.i("rotary_embedding_dim", 0);
+    OutPort x = c.input(0);
+    const int64_t rank = ExtractContext::rank_of(x);
+    if (rank != 3 && rank != 4) c.fail("needs an input of rank 3 or 4", "give the model's inputs static ranks");
+    const PartialShape& shape = x.shape();
+    const Dimension head = rank == 4 ? shape[3] : Dimension();
+    if ((rotary_dim != 0 && rotary_dim != 2 * half) || (rank == 4 && head.is_static() && head.get_length() != 2 * half))
+        c.unsupported("a rotary dimension smaller than the head (partial rotation)");
+    OutPort positions = c.input(1);
+    if (ExtractContext::rank_of(positions) != 2) c.unsupported("position_ids other than [batch, sequence] (offset form)");
+    if (rank == 3) {
+        const int64_t heads = c.i("num_heads", 0);
+        if (heads <= 0) c.fail("a rank-3 input needs the num_heads attribute");
+        x = c.op("Reshape", "heads", {x, c.i64s("heads/shape", {0, 0, heads, 2 * half})}, {{"special_zero", true}});
+    }
+    // [batch, sequence, half] -> broadcastable against x: heads before (rank 4) or after (rank 3) the sequence.
+    const int64_t heads_axis = rank == 4 ? 1 : 2;
+    auto table = [&](const std::string& name, const OutPort& cache_port) {
+        OutPort rows = c.op("Gather", name, {cache_port, positions, c.i64(name + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
+        return c.op("Unsqueeze", name + "/heads", {rows, c.i64s(name + "/heads_axis", {heads_axis})});
+    };
+    OutPort cos = table("cos", c.input(2)), sin = table("sin", c.input(3));
+    Node halves = c.add("VariadicSplit", "halves", {x, c.i64("halves/axis", -1), c.i64s("halves/lengths", {half, half})});
+    halves.set_output_count(2);
+    OutPort x1 = halves.out(0), x2 = halves.out(1);
+    OutPort first = c.op("Subtract", "first", {c.op("Multiply", "x1_cos", {x1, cos}), c.op("Multiply", "x2_sin", {x2, sin})});
+    OutPort second = c.op("Add", "second", {c.op("Multiply", "x2_cos", {x2, cos}), c.op("Multiply", "x1_sin", {x1, sin})});
+    OutPort y = c.op("Concat", rank == 4 ? "" : "rotated", {first, second}, {{"axis", int64_t{-1}}});
+    if (rank == 3) y = c.op("Reshape", "", {y, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
+    c.set_output(0, y);
+}
+
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
+    r.add({"onnx", kDomain, "RotaryEmbedding", 1, INT64_MAX, rotary_embedding});
     r.add({"onnx", kDomain, "EmbedLayerNormalization", 1, INT64_MAX, embed_layer_norm});
     r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});
     // Contrib copies of standard ops with the same inputs and attributes: the standard

@@ -52,7 +52,8 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                          ::testing::Values("Gelu", "BiasGelu", "FastGelu", "QuickGelu", "SkipLayerNormalization",
                                            "SkipLayerNormalization_no_beta", "SkipSimplifiedLayerNormalization",
                                            "SimplifiedLayerNormalization", "FusedMatMul", "FusedMatMul_transA",
-                                           "Trilu", "GatherND", "EmbedLayerNormalization"));
+                                           "Trilu", "GatherND", "EmbedLayerNormalization",
+                                           "RotaryEmbedding", "RotaryEmbedding_3d"));
 
 // ONNX Runtime has no CPU kernel for BiasAdd: X + bias + skip, worked by hand.
 TEST(ContribOps, BiasAddAddsBiasAndSkip) {

@@ -74,6 +74,25 @@ def rotary(rng, x_shape, heads=None):
     return m, [rng.standard_normal(x_shape).astype(np.float32), positions]
 
 
+def attention(rng, masked, causal):
+    """BERT-style Attention over x [2, 4, 8] (2 heads); with masked, an int32 [2, 4] mask input."""
+    inits = [numpy_helper.from_array((0.5 * rng.standard_normal([8, 24])).astype(np.float32), "weights"),
+             numpy_helper.from_array(rng.standard_normal(24).astype(np.float32), "bias")]
+    node = helper.make_node("Attention", ["x", "weights", "bias"] + (["mask"] if masked else []), ["y"],
+                            domain="com.microsoft", num_heads=2, unidirectional=int(causal))
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 8])]
+    if masked:
+        ins.append(helper.make_tensor_value_info("mask", TensorProto.INT32, [2, 4]))
+    m = helper.make_model(helper.make_graph([node], "attention", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                            initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    inputs = [rng.standard_normal([2, 4, 8]).astype(np.float32)]
+    if masked:
+        inputs.append(np.array([[1, 1, 1, 0], [1, 1, 1, 1]], dtype=np.int32))
+    return m, inputs
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(0)
@@ -112,7 +131,9 @@ def main():
     # Models with inputs of their own.
     for name, (m, inputs) in (("EmbedLayerNormalization", embed_layer_norm(rng, hidden)),
                               ("RotaryEmbedding", rotary(rng, [2, 3, 4, 8])),
-                              ("RotaryEmbedding_3d", rotary(rng, [2, 4, 24], heads=3))):
+                              ("RotaryEmbedding_3d", rotary(rng, [2, 4, 24], heads=3)),
+                              ("Attention", attention(rng, masked=True, causal=False)),
+                              ("Attention_causal", attention(rng, masked=False, causal=True))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

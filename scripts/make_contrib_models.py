@@ -93,6 +93,28 @@ def attention(rng, masked, causal):
     return m, inputs
 
 
+def multi_head_attention(rng, cross):
+    """Q, K, V as model inputs (2 heads); cross: K/V of another length, V of another width, a
+    bias and an int32 key padding mask; otherwise one length, no bias, unidirectional."""
+    lq, lk, hv = (4, 5, 6) if cross else (4, 4, 8)
+    shapes = {"query": [2, lq, 8], "key": [2, lk, 8], "value": [2, lk, hv]}
+    names = ["query", "key", "value"] + (["bias", "mask"] if cross else [])
+    inits = [numpy_helper.from_array(rng.standard_normal(16 + hv).astype(np.float32), "bias")] if cross else []
+    node = helper.make_node("MultiHeadAttention", names, ["y"], domain="com.microsoft", num_heads=2,
+                            **({} if cross else {"unidirectional": 1}))
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shapes[n]) for n in ("query", "key", "value")]
+    if cross:
+        ins.append(helper.make_tensor_value_info("mask", TensorProto.INT32, [2, lk]))
+    m = helper.make_model(helper.make_graph([node], "mha", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                            initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    inputs = [rng.standard_normal(shapes[n]).astype(np.float32) for n in ("query", "key", "value")]
+    if cross:
+        inputs.append(np.array([[1, 1, 1, 1, 0], [1, 1, 0, 0, 0]], dtype=np.int32))
+    return m, inputs
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(0)
@@ -133,7 +155,9 @@ def main():
                               ("RotaryEmbedding", rotary(rng, [2, 3, 4, 8])),
                               ("RotaryEmbedding_3d", rotary(rng, [2, 4, 24], heads=3)),
                               ("Attention", attention(rng, masked=True, causal=False)),
-                              ("Attention_causal", attention(rng, masked=False, causal=True))):
+                              ("Attention_causal", attention(rng, masked=False, causal=True)),
+                              ("MultiHeadAttention", multi_head_attention(rng, cross=True)),
+                              ("MultiHeadAttention_causal", multi_head_attention(rng, cross=False))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

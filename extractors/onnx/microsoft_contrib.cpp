@@ -3,12 +3,10 @@
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
 // SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
-// FusedMatMul, EmbedLayerNormalization, RotaryEmbedding, Attention, and the contrib copies of
-// Trilu and GatherND.
+// FusedMatMul, EmbedLayerNormalization, and the contrib copies of Trilu and GatherND. The
+// attention ops are in microsoft_attention.cpp.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
-#include <cmath>
-
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
@@ -118,106 +116,9 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.output_used(2)) c.set_output(2, sum);
 }
 
-// Rotary position embedding (GPT-NeoX style, halves): with c = cos_cache[position_ids] and
-// s = sin_cache[position_ids], the head vector [x1, x2] becomes [x1·c − x2·s, x2·c + x1·s].
-// Input [batch, heads, sequence, head] or [batch, sequence, heads·head] (with num_heads).
-void rotary_embedding(ExtractContext& c) {
-    if (c.i("interleaved", 0) != 0) c.unsupported("interleaved=1 (GPT-J style pairs)");
-    if (c.i("is_packed_batching", 0) != 0) c.unsupported("is_packed_batching=1");
-    const Tensor* cache = c.input_value(2);
-    if (!cache || cache->shape().size() != 2) c.fail("cos_cache must be a constant [max_position, rotary_dim / 2]");
-    const int64_t half = cache->shape()[1];
-    const int64_t rotary_dim = c.i("rotary_embedding_dim", 0);
-    OutPort x = c.input(0);
-    const int64_t rank = ExtractContext::rank_of(x);
-    if (rank != 3 && rank != 4) c.fail("needs an input of rank 3 or 4", "give the model's inputs static ranks");
-    const PartialShape& shape = x.shape();
-    const Dimension head = rank == 4 ? shape[3] : Dimension();
-    if ((rotary_dim != 0 && rotary_dim != 2 * half) || (rank == 4 && head.is_static() && head.get_length() != 2 * half))
-        c.unsupported("a rotary dimension smaller than the head (partial rotation)");
-    OutPort positions = c.input(1);
-    if (ExtractContext::rank_of(positions) != 2) c.unsupported("position_ids other than [batch, sequence] (offset form)");
-    if (rank == 3) {
-        const int64_t heads = c.i("num_heads", 0);
-        if (heads <= 0) c.fail("a rank-3 input needs the num_heads attribute");
-        x = c.op("Reshape", "heads", {x, c.i64s("heads/shape", {0, 0, heads, 2 * half})}, {{"special_zero", true}});
-    }
-    // [batch, sequence, half] -> broadcastable against x: heads before (rank 4) or after (rank 3) the sequence.
-    const int64_t heads_axis = rank == 4 ? 1 : 2;
-    auto table = [&](const std::string& name, const OutPort& cache_port) {
-        OutPort rows = c.op("Gather", name, {cache_port, positions, c.i64(name + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
-        return c.op("Unsqueeze", name + "/heads", {rows, c.i64s(name + "/heads_axis", {heads_axis})});
-    };
-    OutPort cos = table("cos", c.input(2)), sin = table("sin", c.input(3));
-    Node halves = c.add("VariadicSplit", "halves", {x, c.i64("halves/axis", -1), c.i64s("halves/lengths", {half, half})});
-    halves.set_output_count(2);
-    OutPort x1 = halves.out(0), x2 = halves.out(1);
-    OutPort first = c.op("Subtract", "first", {c.op("Multiply", "x1_cos", {x1, cos}), c.op("Multiply", "x2_sin", {x2, sin})});
-    OutPort second = c.op("Add", "second", {c.op("Multiply", "x2_cos", {x2, cos}), c.op("Multiply", "x1_sin", {x1, sin})});
-    OutPort y = c.op("Concat", rank == 4 ? "" : "rotated", {first, second}, {{"axis", int64_t{-1}}});
-    if (rank == 3) y = c.op("Reshape", "", {y, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
-    c.set_output(0, y);
-}
-
-// BERT-style self-attention from one input: QKV = input @ weights + bias, heads of
-// hidden / num_heads, softmax(Q·Kᵀ · scale + mask) · V, heads merged. Masks: none, a 2-D
-// [batch, sequence] of 1 (keep) / 0 (mask) turned into mask_filter_value, and `unidirectional`
-// (causal). Past / present state, attention_bias, other mask formats and unequal Q/K/V sizes
-// are refused by name.
-void attention(ExtractContext& c) {
-    const int64_t heads = c.i("num_heads");
-    if (c.has("qkv_hidden_sizes")) c.unsupported("qkv_hidden_sizes (Q, K and V of different sizes)");
-    if (c.i("do_rotary", 0) != 0) c.unsupported("do_rotary=1");
-    for (size_t i = 4; i < c.input_count(); ++i)
-        if (c.has_input(i)) c.unsupported("input " + std::to_string(i) + " (past state, attention_bias or past_sequence_length)");
-    if (c.output_used(1)) c.unsupported("output present (past state)");
-    const Tensor* weights = c.input_value(1);
-    if (!weights || weights->shape().size() != 2 || weights->shape()[1] % 3 != 0 || (weights->shape()[1] / 3) % heads != 0)
-        c.fail("weights must be a constant [input_hidden, 3 * hidden] with hidden a multiple of num_heads");
-    const int64_t hidden = weights->shape()[1] / 3, head = hidden / heads;
-    OutPort x = c.input(0);
-    OutPort qkv = c.op("MatMul", "qkv", {x, c.input(1)}, {{"transpose_a", false}, {"transpose_b", false}});
-    if (c.has_input(2)) qkv = c.op("Add", "qkv_bias", {qkv, c.input(2)});
-    Node parts = c.add("VariadicSplit", "qkv_split", {qkv, c.i64("qkv_split/axis", -1), c.i64s("qkv_split/lengths", {hidden, hidden, hidden})});
-    parts.set_output_count(3);
-    auto split_heads = [&](const std::string& name, const OutPort& t) {  // [B, S, hidden] -> [B, N, S, H]
-        OutPort r = c.op("Reshape", name + "/heads", {t, c.i64s(name + "/heads/shape", {0, 0, heads, head})}, {{"special_zero", true}});
-        return c.op("Transpose", name, {r, c.i64s(name + "/order", {0, 2, 1, 3})});
-    };
-    OutPort q = split_heads("q", parts.out(0)), k = split_heads("k", parts.out(1)), v = split_heads("v", parts.out(2));
-    const double scale = c.f("scale", 0.0) != 0.0 ? c.f("scale", 0.0) : 1.0 / std::sqrt(static_cast<double>(head));
-    OutPort scores = c.op("MatMul", "scores", {q, k}, {{"transpose_a", false}, {"transpose_b", true}});
-    scores = c.op("Multiply", "scaled", {scores, c.scalar_like("scale", scale, scores)});
-    const double filter = c.f("mask_filter_value", -10000.0);
-    if (c.has_input(3)) {
-        if (ExtractContext::rank_of(c.input(3)) != 2) c.unsupported("mask_index other than a 2-D [batch, sequence] mask");
-        // (1 - mask) * filter, as [B, 1, 1, S]
-        OutPort mask = c.op("Convert", "mask_float", {c.input(3)}, {{"destination_type", ElementType::f32}});
-        OutPort masked = c.op("Subtract", "mask_inverted", {c.scalar_like("one", 1.0, mask), mask});
-        OutPort additive = c.op("Multiply", "mask_additive", {masked, c.scalar_like("filter", filter, mask)});
-        scores = c.op("Add", "masked", {scores, c.op("Unsqueeze", "mask_4d", {additive, c.i64s("mask_axes", {1, 2})})});
-    }
-    if (c.i("unidirectional", 0) != 0) {  // key position j > query position i gets the filter value
-        OutPort shape = c.op("ShapeOf", "scores_shape", {scores}, {{"output_type", ElementType::i64}});
-        OutPort length = c.op("Gather", "length", {shape, c.i64("last", 3), c.i64("shape_axis", 0)}, {{"batch_dims", int64_t{0}}});
-        OutPort range = c.op("Range", "positions", {c.i64("zero", 0), length, c.i64("step", 1)}, {{"output_type", ElementType::i64}});
-        OutPort rows = c.op("Unsqueeze", "query_positions", {range, c.i64s("column", {1})});
-        OutPort future = c.op("Greater", "future", {range, rows});
-        OutPort causal = c.op("Select", "causal", {future, c.scalar_like("causal_filter", filter, scores), c.scalar_like("zero_f", 0.0, scores)},
-                              {{"auto_broadcast", std::string("numpy")}});
-        scores = c.op("Add", "causal_scores", {scores, causal});
-    }
-    OutPort probs = c.op("Softmax", "probs", {scores}, {{"axis", int64_t{-1}}});
-    OutPort ctx = c.op("MatMul", "context", {probs, v}, {{"transpose_a", false}, {"transpose_b", false}});
-    OutPort merged = c.op("Transpose", "context_order", {ctx, c.i64s("context/order", {0, 2, 1, 3})});
-    c.set_output(0, c.op("Reshape", "", {merged, c.i64s("merge/shape", {0, 0, hidden})}, {{"special_zero", true}}));
-}
-
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
-    r.add({"onnx", kDomain, "Attention", 1, INT64_MAX, attention});
-    r.add({"onnx", kDomain, "RotaryEmbedding", 1, INT64_MAX, rotary_embedding});
     r.add({"onnx", kDomain, "EmbedLayerNormalization", 1, INT64_MAX, embed_layer_norm});
     r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});
     // Contrib copies of standard ops with the same inputs and attributes: the standard

@@ -24,6 +24,7 @@ void register_onnx_extractors(ExtractorRegistry& r) {
     register_onnx_sequence(r);
     register_onnx_signal(r);
     register_onnx_microsoft_contrib(r);
+    register_onnx_microsoft_attention(r);
 }
 
 }  // namespace mo

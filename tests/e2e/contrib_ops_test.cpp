@@ -53,7 +53,8 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                                            "SkipLayerNormalization_no_beta", "SkipSimplifiedLayerNormalization",
                                            "SimplifiedLayerNormalization", "FusedMatMul", "FusedMatMul_transA",
                                            "Trilu", "GatherND", "EmbedLayerNormalization",
-                                           "RotaryEmbedding", "RotaryEmbedding_3d", "Attention", "Attention_causal"));
+                                           "RotaryEmbedding", "RotaryEmbedding_3d", "Attention", "Attention_causal",
+                                           "MultiHeadAttention", "MultiHeadAttention_causal"));
 
 // ONNX Runtime has no CPU kernel for BiasAdd: X + bias + skip, worked by hand.
 TEST(ContribOps, BiasAddAddsBiasAndSkip) {

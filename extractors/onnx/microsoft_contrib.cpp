@@ -116,9 +116,47 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.output_used(2)) c.set_output(2, sum);
 }
 
+// MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?; K, N, bits = 4, block_size): Y = A · Wᵀ
+// with W [N, K] stored block-wise in 4 bits. The packed bytes of B ([N, blocks, block_size / 2],
+// low nibble first: OpenVINO's u4 layout) become a u4 Constant [N, blocks, block_size] without
+// a copy, then Convert (marked decompression) -> Subtract(zero point, default 8) ->
+// Multiply(scale per block) -> Reshape [N, K]: the compressed-weight form OpenVINO's runtime
+// takes, kept by constant folding.
+void matmul_nbits(ExtractContext& c) {
+    const int64_t bits = c.i("bits", 4), k = c.i("K"), n = c.i("N"), block = c.i("block_size");
+    if (bits != 4) c.unsupported("bits=" + std::to_string(bits) + " (4 only)");
+    if (c.has_input(4)) c.unsupported("g_idx (act-order group indices)");
+    const Tensor* packed = c.input_value(1);
+    if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % 2 != 0 || k % block != 0)
+        c.fail("B must be a constant uint8 [N, K / block_size, block_size / 2] with K a multiple of block_size");
+    const int64_t blocks = k / block;
+    if (packed->shape() != Shape{n, blocks, block / 2}) c.fail("B's shape does not match K, N and block_size");
+    const Tensor weights(ElementType::u4, {n, blocks, block}, packed->buffer());
+    OutPort w = c.op("Convert", "weights_f32", {c.constant("weights", weights)}, {{"destination_type", ElementType::f32}});
+    w.node().rt_info()["decompression"] = "0";
+    OutPort zero_point;
+    if (c.has_input(3)) {
+        const Tensor* zp = c.input_value(3);
+        if (!zp || zp->type() != ElementType::u8 || blocks % 2 != 0 || zp->size() != static_cast<size_t>(n * blocks / 2))
+            c.unsupported("zero points other than constant packed uint8 with an even number of blocks per row");
+        zero_point = c.op("Convert", "zero_point_f32", {c.constant("zero_point", Tensor(ElementType::u4, {n, blocks, 1}, zp->buffer()))},
+                          {{"destination_type", ElementType::f32}});
+        zero_point.node().rt_info()["decompression"] = "0";
+    } else {
+        zero_point = c.constant("zero_point", Tensor::scalar<float>(8.0f));
+    }
+    OutPort scales = c.op("Reshape", "scales", {c.input(2), c.i64s("scales/shape", {n, blocks, 1})}, {{"special_zero", false}});
+    OutPort dequantized = c.op("Multiply", "dequantized", {c.op("Subtract", "centered", {w, zero_point}), scales});
+    OutPort matrix = c.op("Reshape", "matrix", {dequantized, c.i64s("matrix/shape", {n, k})}, {{"special_zero", false}});
+    OutPort y = c.op("MatMul", c.has_input(5) ? "product" : "", {c.input(0), matrix}, {{"transpose_a", false}, {"transpose_b", true}});
+    if (c.has_input(5)) y = c.op("Add", "", {y, c.input(5)});
+    c.set_output(0, y);
+}
+
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
+    r.add({"onnx", kDomain, "MatMulNBits", 1, INT64_MAX, matmul_nbits});
     r.add({"onnx", kDomain, "EmbedLayerNormalization", 1, INT64_MAX, embed_layer_norm});
     r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});
     // Contrib copies of standard ops with the same inputs and attributes: the standard

@@ -54,7 +54,31 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                                            "SimplifiedLayerNormalization", "FusedMatMul", "FusedMatMul_transA",
                                            "Trilu", "GatherND", "EmbedLayerNormalization",
                                            "RotaryEmbedding", "RotaryEmbedding_3d", "Attention", "Attention_causal",
-                                           "MultiHeadAttention", "MultiHeadAttention_causal"));
+                                           "MultiHeadAttention", "MultiHeadAttention_causal", "MatMulNBits",
+                                           "MatMulNBits_bias"));
+
+// The 4-bit weights reach the IR as they are stored: a u4 Constant (the model's bytes) and a
+// Convert marked as decompression, with default f16 compression too.
+TEST(ContribOps, MatMulNBitsKeepsFourBitWeights) {
+    const fs::path model = fs::path(MO_SOURCE_DIR) / "tests/e2e/data/contrib/MatMulNBits/model.onnx";
+    test::ScratchDir out{"contrib_nbits"};
+    ConversionOptions options;
+    options.input_model = model.string();
+    options.output_dir = out.path().string();
+    const ConversionResult result = convert(options);
+    auto ir = read_ir(result.xml_path, test::builtin_ops());
+    int u4 = 0;
+    for (const Node& n : ir->nodes()) {
+        if (!n.is("Constant") || n.out(0).type() != ElementType::u4) continue;
+        ++u4;
+        ASSERT_EQ(n.out(0).targets().size(), 1u);
+        const Node convert = n.out(0).targets()[0].node();
+        EXPECT_TRUE(convert.is("Convert"));
+        EXPECT_EQ(convert.rt_info().count("decompression"), 1u) << convert.describe();
+    }
+    EXPECT_EQ(u4, 2);  // the weights [8, 2, 32] and the zero points [8, 2, 1]
+    EXPECT_LT(result.bin_bytes, 600u);  // 256 + 8 bytes of u4, 32 of f16 scales, a few shape constants
+}
 
 // ONNX Runtime has no CPU kernel for BiasAdd: X + bias + skip, worked by hand.
 TEST(ContribOps, BiasAddAddsBiasAndSkip) {

@@ -115,20 +115,21 @@ def multi_head_attention(rng, cross):
     return m, inputs
 
 
-def matmul_nbits(rng, with_zero_points):
-    """A [2, 3, 64] times 4-bit weights W [8, 64] in blocks of 32 (B packed two per byte)."""
+def matmul_nbits(rng, with_zero_points, bits=4):
+    """A [2, 3, 64] times `bits`-bit weights W [8, 64] in blocks of 32 (4 bits: two per byte)."""
     k, n, block = 64, 8, 32
     blocks = k // block
-    inits = [numpy_helper.from_array(rng.integers(0, 256, [n, blocks, block // 2]).astype(np.uint8), "b"),
+    per_byte = 8 // bits
+    inits = [numpy_helper.from_array(rng.integers(0, 256, [n, blocks, block // per_byte]).astype(np.uint8), "b"),
              numpy_helper.from_array((0.05 + 0.1 * rng.random(n * blocks)).astype(np.float32), "scales")]
     names = ["a", "b", "scales"]
     if with_zero_points:
-        inits.append(numpy_helper.from_array(rng.integers(0, 256, [n * blocks // 2]).astype(np.uint8), "zero_points"))
+        inits.append(numpy_helper.from_array(rng.integers(0, 256, [n * blocks // per_byte]).astype(np.uint8), "zero_points"))
         names.append("zero_points")
     else:
         inits.append(numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "bias"))
         names += ["", "", "bias"]
-    node = helper.make_node("MatMulNBits", names, ["y"], domain="com.microsoft", K=k, N=n, bits=4, block_size=block)
+    node = helper.make_node("MatMulNBits", names, ["y"], domain="com.microsoft", K=k, N=n, bits=bits, block_size=block)
     m = helper.make_model(helper.make_graph([node], "nbits", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, k])],
                                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits),
                           opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
@@ -180,7 +181,8 @@ def main():
                               ("MultiHeadAttention", multi_head_attention(rng, cross=True)),
                               ("MultiHeadAttention_causal", multi_head_attention(rng, cross=False)),
                               ("MatMulNBits", matmul_nbits(rng, with_zero_points=True)),
-                              ("MatMulNBits_bias", matmul_nbits(rng, with_zero_points=False))):
+                              ("MatMulNBits_bias", matmul_nbits(rng, with_zero_points=False)),
+                              ("MatMulNBits_8bit", matmul_nbits(rng, with_zero_points=True, bits=8))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

@@ -116,34 +116,38 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.output_used(2)) c.set_output(2, sum);
 }
 
-// MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?; K, N, bits = 4, block_size): Y = A · Wᵀ
-// with W [N, K] stored block-wise in 4 bits. The packed bytes of B ([N, blocks, block_size / 2],
-// low nibble first: OpenVINO's u4 layout) become a u4 Constant [N, blocks, block_size] without
-// a copy, then Convert (marked decompression) -> Subtract(zero point, default 8) ->
-// Multiply(scale per block) -> Reshape [N, K]: the compressed-weight form OpenVINO's runtime
-// takes, kept by constant folding.
+// MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?; K, N, bits = 4 or 8, block_size):
+// Y = A · Wᵀ with W [N, K] stored block-wise in `bits`. B's bytes ([N, blocks, block_size ·
+// bits / 8]; 4 bits: low nibble first, OpenVINO's u4 layout) become a u4 / u8 Constant
+// [N, blocks, block_size] without a copy, then Convert (marked decompression) ->
+// Subtract(zero point, default 2^(bits-1)) -> Multiply(scale per block) -> Reshape [N, K]: the
+// compressed-weight form OpenVINO's runtime takes, kept by constant folding.
 void matmul_nbits(ExtractContext& c) {
     const int64_t bits = c.i("bits", 4), k = c.i("K"), n = c.i("N"), block = c.i("block_size");
-    if (bits != 4) c.unsupported("bits=" + std::to_string(bits) + " (4 only)");
+    if (bits != 4 && bits != 8) c.unsupported("bits=" + std::to_string(bits) + " (4 and 8 only)");
     if (c.has_input(4)) c.unsupported("g_idx (act-order group indices)");
+    const ElementType stored = bits == 4 ? ElementType::u4 : ElementType::u8;
+    const int64_t per_byte = 8 / bits;
     const Tensor* packed = c.input_value(1);
-    if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % 2 != 0 || k % block != 0)
-        c.fail("B must be a constant uint8 [N, K / block_size, block_size / 2] with K a multiple of block_size");
+    if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % per_byte != 0 || k % block != 0)
+        c.fail("B must be a constant uint8 [N, K / block_size, block_size * bits / 8] with K a multiple of block_size");
     const int64_t blocks = k / block;
-    if (packed->shape() != Shape{n, blocks, block / 2}) c.fail("B's shape does not match K, N and block_size");
-    const Tensor weights(ElementType::u4, {n, blocks, block}, packed->buffer());
-    OutPort w = c.op("Convert", "weights_f32", {c.constant("weights", weights)}, {{"destination_type", ElementType::f32}});
-    w.node().rt_info()["decompression"] = "0";
+    if (packed->shape() != Shape{n, blocks, block / per_byte}) c.fail("B's shape does not match K, N, bits and block_size");
+    auto decompressed = [&](const std::string& name, const Tensor& t) {
+        OutPort f = c.op("Convert", name + "_f32", {c.constant(name, t)}, {{"destination_type", ElementType::f32}});
+        f.node().rt_info()["decompression"] = "0";
+        return f;
+    };
+    OutPort w = decompressed("weights", Tensor(stored, {n, blocks, block}, packed->buffer()));
     OutPort zero_point;
     if (c.has_input(3)) {
         const Tensor* zp = c.input_value(3);
-        if (!zp || zp->type() != ElementType::u8 || blocks % 2 != 0 || zp->size() != static_cast<size_t>(n * blocks / 2))
-            c.unsupported("zero points other than constant packed uint8 with an even number of blocks per row");
-        zero_point = c.op("Convert", "zero_point_f32", {c.constant("zero_point", Tensor(ElementType::u4, {n, blocks, 1}, zp->buffer()))},
-                          {{"destination_type", ElementType::f32}});
-        zero_point.node().rt_info()["decompression"] = "0";
+        if (!zp || zp->type() != ElementType::u8 || (blocks * bits) % 8 != 0 ||
+            zp->size() != static_cast<size_t>(n * blocks / per_byte))
+            c.unsupported("zero points other than constant packed uint8 filling whole bytes per row");
+        zero_point = decompressed("zero_point", Tensor(stored, {n, blocks, 1}, zp->buffer()));
     } else {
-        zero_point = c.constant("zero_point", Tensor::scalar<float>(8.0f));
+        zero_point = c.constant("zero_point", Tensor::scalar<float>(static_cast<float>(1 << (bits - 1))));
     }
     OutPort scales = c.op("Reshape", "scales", {c.input(2), c.i64s("scales/shape", {n, blocks, 1})}, {{"special_zero", false}});
     OutPort dequantized = c.op("Multiply", "dequantized", {c.op("Subtract", "centered", {w, zero_point}), scales});

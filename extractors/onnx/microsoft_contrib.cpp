@@ -3,8 +3,9 @@
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
 // SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
-// FusedMatMul, EmbedLayerNormalization, and the contrib copies of Trilu and GatherND. The
-// attention ops are in microsoft_attention.cpp.
+// FusedMatMul, MatMulNBits (4- and 8-bit weights kept low-bit in the IR),
+// EmbedLayerNormalization, and the contrib copies of Trilu and GatherND. The attention ops are
+// in microsoft_attention.cpp.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
 #include "extractors/extract_context.hpp"
@@ -129,8 +130,9 @@ void matmul_nbits(ExtractContext& c) {
     const ElementType stored = bits == 4 ? ElementType::u4 : ElementType::u8;
     const int64_t per_byte = 8 / bits;
     const Tensor* packed = c.input_value(1);
-    if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % per_byte != 0 || k % block != 0)
-        c.fail("B must be a constant uint8 [N, K / block_size, block_size * bits / 8] with K a multiple of block_size");
+    if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % per_byte != 0)
+        c.fail("B must be a constant uint8 [N, blocks, block_size * bits / 8]");
+    if (k % block != 0) c.unsupported("K not a multiple of block_size (a padded last block)");
     const int64_t blocks = k / block;
     if (packed->shape() != Shape{n, blocks, block / per_byte}) c.fail("B's shape does not match K, N, bits and block_size");
     auto decompressed = [&](const std::string& name, const Tensor& t) {

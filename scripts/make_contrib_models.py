@@ -137,6 +137,23 @@ def matmul_nbits(rng, with_zero_points, bits=4):
     return m, [rng.standard_normal([2, 3, k]).astype(np.float32)]
 
 
+def matmul_integer_to_float(rng):
+    """uint8 A [2, 3, 16] (model input) times int8 B [16, 5], per-column b scale, zero points, bias."""
+    inits = [numpy_helper.from_array(rng.integers(-128, 128, [16, 5]).astype(np.int8), "b"),
+             numpy_helper.from_array(np.array(0.02, dtype=np.float32), "a_scale"),
+             numpy_helper.from_array((0.01 + 0.01 * rng.random(5)).astype(np.float32), "b_scale"),
+             numpy_helper.from_array(np.array(128, dtype=np.uint8), "a_zero_point"),
+             numpy_helper.from_array(rng.integers(-3, 4, [5]).astype(np.int8), "b_zero_point"),
+             numpy_helper.from_array(rng.standard_normal(5).astype(np.float32), "bias")]
+    node = helper.make_node("MatMulIntegerToFloat", ["a", "b", "a_scale", "b_scale", "a_zero_point", "b_zero_point", "bias"],
+                            ["y"], domain="com.microsoft")
+    m = helper.make_model(helper.make_graph([node], "mmitf", [helper.make_tensor_value_info("a", TensorProto.UINT8, [2, 3, 16])],
+                                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, [rng.integers(0, 256, [2, 3, 16]).astype(np.uint8)]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(0)
@@ -182,7 +199,8 @@ def main():
                               ("MultiHeadAttention_causal", multi_head_attention(rng, cross=False)),
                               ("MatMulNBits", matmul_nbits(rng, with_zero_points=True)),
                               ("MatMulNBits_bias", matmul_nbits(rng, with_zero_points=False)),
-                              ("MatMulNBits_8bit", matmul_nbits(rng, with_zero_points=True, bits=8))):
+                              ("MatMulNBits_8bit", matmul_nbits(rng, with_zero_points=True, bits=8)),
+                              ("MatMulIntegerToFloat", matmul_integer_to_float(rng))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

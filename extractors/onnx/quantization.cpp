@@ -180,6 +180,17 @@ OutPort integer_matmul(ExtractContext& c, const std::string& suffix, size_t a_in
 
 void matmul_integer(ExtractContext& c) { c.set_output(0, integer_matmul(c, "", 0, 2, 1, 3)); }
 
+// ONNX Runtime's com.microsoft MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point?,
+// b_zero_point?, bias?): f32(the i32 product) · a_scale · b_scale (+ bias), the product computed
+// exactly as MatMulInteger's (weights stay 8-bit in the IR).
+void matmul_integer_to_float(ExtractContext& c) {
+    OutPort product = to_type(c, "product/f32", integer_matmul(c, "product", 0, 4, 1, 5), ElementType::f32);
+    OutPort scale = c.op("Multiply", "scale", {c.input(2), c.input(3)});
+    OutPort y = c.op("Multiply", c.has_input(6) ? "scaled" : "", {product, scale});
+    if (c.has_input(6)) y = c.op("Add", "", {y, c.input(6)});
+    c.set_output(0, y);
+}
+
 // The i32 result of ConvInteger / QLinearConv before any bias, with x, w and their zero points
 // the ONNX node's inputs x_in, x_zp, w_in, w_zp; `spatial` receives the number of spatial dims.
 OutPort integer_conv(ExtractContext& c, const std::string& suffix, size_t x_in, size_t x_zp, size_t w_in,
@@ -310,6 +321,7 @@ void register_onnx_quantization(ExtractorRegistry& r) {
     r.add({"onnx", "", "DequantizeLinear", 10, 18, dequantize_linear});
     r.add({"onnx", "", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
     r.add({"onnx", "", "MatMulInteger", 10, INT64_MAX, matmul_integer});
+    r.add({"onnx", "com.microsoft", "MatMulIntegerToFloat", 1, INT64_MAX, matmul_integer_to_float});
     r.add({"onnx", "", "ConvInteger", 10, INT64_MAX, conv_integer});
     r.add({"onnx", "", "QLinearMatMul", 10, 20, qlinear_matmul});
     r.add({"onnx", "", "QLinearConv", 10, INT64_MAX, qlinear_conv});

@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                                            "Trilu", "GatherND", "EmbedLayerNormalization",
                                            "RotaryEmbedding", "RotaryEmbedding_3d", "Attention", "Attention_causal",
                                            "MultiHeadAttention", "MultiHeadAttention_causal", "MatMulNBits",
-                                           "MatMulNBits_bias", "MatMulNBits_8bit"));
+                                           "MatMulNBits_bias", "MatMulNBits_8bit", "MatMulIntegerToFloat"));
 
 // The 4-bit weights reach the IR as they are stored: a u4 Constant (the model's bytes) and a
 // Convert marked as decompression, with default f16 compression too.

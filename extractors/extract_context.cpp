@@ -123,6 +123,11 @@ int64_t ExtractContext::rank_of(const OutPort& p) {
     return p.shape().rank_is_static() ? static_cast<int64_t>(p.shape().rank()) : -1;
 }
 
+OutPort ExtractContext::dim(const std::string& suffix, const OutPort& x, int64_t axis) {
+    OutPort shape = op("ShapeOf", suffix + "/shape", {x}, {{"output_type", ElementType::i64}});
+    return op("Gather", suffix, {shape, i64(suffix + "/index", axis), i64(suffix + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
+}
+
 OutPort ExtractContext::axes_from(const std::string& suffix, const OutPort& x, int64_t from) {
     int64_t rank = rank_of(x);
     if (rank >= 0) {

@@ -62,6 +62,8 @@ public:
     static int64_t rank_of(const OutPort& p);
     // [from, from+1, ..., rank-1] for `x`: a Constant when the rank is known, else computed.
     OutPort axes_from(const std::string& suffix, const OutPort& x, int64_t from);
+    // Dimension `axis` of `x` (negative counts from the end) as an i64 scalar: ShapeOf + Gather.
+    OutPort dim(const std::string& suffix, const OutPort& x, int64_t axis);
 
     // Turns the FrameworkNode itself into `type`: inputs stay (trailing absent ones are
     // dropped), outputs keep their consumers and names.

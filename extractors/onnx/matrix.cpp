@@ -10,18 +10,11 @@ namespace mo {
 
 namespace {
 
-// Dimension `axis` (negative counts from the end) of `x`, as an i64 scalar.
-OutPort dim_of(ExtractContext& c, const std::string& suffix, const OutPort& x, int64_t axis) {
-    OutPort shape = c.op("ShapeOf", suffix + "/shape", {x}, {{"output_type", ElementType::i64}});
-    return c.op("Gather", suffix, {shape, c.i64(suffix + "/index", axis), c.i64(suffix + "/axis", 0)},
-                {{"batch_dims", int64_t{0}}});
-}
-
 // col - row for the last two dimensions of `x`: an i64 [M, N] matrix.
 OutPort diagonal_offsets(ExtractContext& c, const OutPort& x) {
     OutPort zero = c.i64("range/start", 0), one = c.i64("range/step", 1);
-    OutPort rows = c.op("Range", "rows", {zero, dim_of(c, "rows/count", x, -2), one}, {{"output_type", ElementType::i64}});
-    OutPort cols = c.op("Range", "cols", {zero, dim_of(c, "cols/count", x, -1), one}, {{"output_type", ElementType::i64}});
+    OutPort rows = c.op("Range", "rows", {zero, c.dim("rows/count", x, -2), one}, {{"output_type", ElementType::i64}});
+    OutPort cols = c.op("Range", "cols", {zero, c.dim("cols/count", x, -1), one}, {{"output_type", ElementType::i64}});
     rows = c.op("Unsqueeze", "rows/column", {rows, c.i64s("rows/axis", {1})});
     return c.op("Subtract", "offsets", {cols, rows});
 }
@@ -56,7 +49,7 @@ void hardmax(ExtractContext& c) {
                      {{"axis", axis}, {"mode", std::string("max")}, {"sort", std::string("value")},
                       {"stable", true}, {"index_element_type", ElementType::i64}});
     OutPort index = c.op("Squeeze", "argmax/squeezed", {top.out(1), c.i64s("argmax/axis", {axis})});
-    c.set_output(0, c.op("OneHot", "", {index, dim_of(c, "depth", x, axis), c.scalar_like("on", 1.0, x),
+    c.set_output(0, c.op("OneHot", "", {index, c.dim("depth", x, axis), c.scalar_like("on", 1.0, x),
                                         c.scalar_like("off", 0.0, x)},
                          {{"axis", axis}}));
 }

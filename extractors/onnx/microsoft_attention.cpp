@@ -42,9 +42,8 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
         scores = c.op("Add", "masked", {scores, c.op("Unsqueeze", "mask_4d", {additive, c.i64s("mask_axes", {1, 2})})});
     }
     if (causal) {  // key position j > query position i gets the filter value
-        OutPort shape = c.op("ShapeOf", "scores_shape", {scores}, {{"output_type", ElementType::i64}});
-        OutPort length = c.op("Gather", "length", {shape, c.i64("last", 3), c.i64("shape_axis", 0)}, {{"batch_dims", int64_t{0}}});
-        OutPort range = c.op("Range", "positions", {c.i64("zero", 0), length, c.i64("step", 1)}, {{"output_type", ElementType::i64}});
+        OutPort range = c.op("Range", "positions", {c.i64("zero", 0), c.dim("length", scores, 3), c.i64("step", 1)},
+                             {{"output_type", ElementType::i64}});
         OutPort rows = c.op("Unsqueeze", "query_positions", {range, c.i64s("column", {1})});
         OutPort future = c.op("Greater", "future", {range, rows});
         OutPort penalty = c.op("Select", "causal", {future, c.scalar_like("causal_filter", filter, scores), c.scalar_like("zero_f", 0.0, scores)},

@@ -97,9 +97,7 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.has_input(8)) {
         positions = c.input(8);
     } else {  // 0 .. sequence length - 1, for every row
-        OutPort shape = c.op("ShapeOf", "ids_shape", {ids}, {{"output_type", ElementType::i64}});
-        OutPort length = c.op("Gather", "sequence_length", {shape, c.i64("one", 1), c.i64("zero_axis", 0)},
-                              {{"batch_dims", int64_t{0}}});
+        OutPort length = c.dim("sequence_length", ids, 1);
         OutPort range = c.op("Range", "positions", {c.i64("zero", 0), length, c.i64("step", 1)},
                              {{"output_type", ElementType::i64}});
         positions = c.op("Unsqueeze", "positions_row", {range, c.i64s("row_axis", {0})});

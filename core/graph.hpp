@@ -49,6 +49,9 @@ struct FrameworkInfo {
 
 // rt_info key (version "0"): this op must stay in f32 (see Node::rt_info).
 inline constexpr const char* kDisableFp16Compression = "disable_fp16_compression";
+// rt_info key (version "0"): this Convert decompresses stored low-precision weights (f16, u8,
+// u4, ...); constant folding leaves it alone, as OpenVINO's does.
+inline constexpr const char* kDecompression = "decompression";
 
 class MO_API Node {
 public:

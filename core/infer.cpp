@@ -57,7 +57,7 @@ void fold(Node n) {
         return;
     }
     // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
-    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count("decompression") &&
+    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count(kDecompression) &&
                     bounded_iterations(n);
     bool all_constant = true;
     std::vector<Tensor> inputs(n.input_count());

@@ -135,7 +135,7 @@ void matmul_nbits(ExtractContext& c) {
     if (packed->shape() != Shape{n, blocks, block / per_byte}) c.fail("B's shape does not match K, N, bits and block_size");
     auto decompressed = [&](const std::string& name, const Tensor& t) {
         OutPort f = c.op("Convert", name + "_f32", {c.constant(name, t)}, {{"destination_type", ElementType::f32}});
-        f.node().rt_info()["decompression"] = "0";
+        f.node().rt_info()[kDecompression] = "0";
         return f;
     };
     OutPort w = decompressed("weights", Tensor(stored, {n, blocks, block}, packed->buffer()));

@@ -31,7 +31,7 @@ OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, 
 OutPort keep_8bit_weights(const OutPort& converted, const OutPort& source) {
     if (source.value() && (source.type() == ElementType::u8 || source.type() == ElementType::i8) &&
         converted.node().is("Convert"))
-        converted.node().rt_info()["decompression"] = "0";
+        converted.node().rt_info()[kDecompression] = "0";
     return converted;
 }
 

@@ -124,7 +124,7 @@ bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
         Node compressed = graph.add_constant(name + "_compressed", Tensor(ElementType::f16, source.shape(), half));
         Node convert = graph.add_op("Convert", name, {compressed.out(0)},
                                     {{"destination_type", AttrValue(ElementType::f32)}});
-        convert.rt_info()["decompression"] = "0";
+        convert.rt_info()[kDecompression] = "0";
         c.out(0).replace_all_uses_with(convert.out(0));
         convert.out(0).names() = std::move(c.out(0).names());
         convert.fused_names() = c.fused_names();

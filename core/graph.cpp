@@ -7,6 +7,8 @@
 #include <queue>
 #include <unordered_set>
 
+#include "core/hash.hpp"
+
 namespace mo {
 
 struct EdgePorts {
@@ -392,10 +394,10 @@ Node Graph::find_by_id(uint64_t id) const {
 // What remove_dead_nodes() depends on: the structure and the lists of Parameters, Results and sinks
 // (which passes may edit without adding or removing a node).
 uint64_t Graph::clean_up_key() const {
-    uint64_t key = change_count_ * 0x9E3779B97F4A7C15ull;
+    uint64_t key = hash_combine(0, change_count_);
     for (const auto* list : {&parameters_, &results_, &sinks_}) {
-        key = (key ^ list->size()) * 0xBF58476D1CE4E5B9ull;
-        for (const Node& n : *list) key = (key ^ n.id()) * 0x94D049BB133111EBull;
+        key = hash_combine(key, list->size());
+        for (const Node& n : *list) key = hash_combine(key, n.id());
     }
     return key;
 }

@@ -9,6 +9,7 @@
 #include <future>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/mapped_file.hpp"
 #include "core/progress.hpp"
 
@@ -50,8 +51,8 @@ public:
             block(tail_);
         }
         uint64_t h = total_;
-        for (uint64_t lane : lanes_) h = mix(h ^ lane);
-        return mix(h);
+        for (uint64_t lane : lanes_) h = mix64(h ^ lane);
+        return mix64(h);
     }
 
 private:
@@ -62,11 +63,6 @@ private:
         return w;
     }
     static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-    static uint64_t mix(uint64_t z) {  // splitmix64 finaliser
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
     void block(const void* p) {
         const auto* b = static_cast<const std::byte*>(p);
         for (int i = 0; i < 4; ++i)

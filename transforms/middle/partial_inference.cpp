@@ -3,34 +3,28 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "core/hash.hpp"
 #include "core/infer.hpp"
 
 namespace mo {
 
 namespace {
 
-uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64's finaliser over h ^ v
-    uint64_t z = (h ^ v) + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 uint64_t input_digest(Node n) {
-    uint64_t h = mix(0, n.input_count());
+    uint64_t h = hash_combine(0, n.input_count());
     for (size_t i = 0; i < n.input_count(); ++i) {
         auto src = n.in(i).source();
         if (!src) {
-            h = mix(h, UINT64_MAX);
+            h = hash_combine(h, UINT64_MAX);
             continue;
         }
-        h = mix(mix(mix(h, src->node().id()), src->index()), static_cast<uint64_t>(src->type()));
+        h = hash_combine(hash_combine(hash_combine(h, src->node().id()), src->index()), static_cast<uint64_t>(src->type()));
         const PartialShape& shape = src->shape();
-        h = mix(h, shape.rank_is_static() ? shape.dims().size() : UINT64_MAX - 1);
+        h = hash_combine(h, shape.rank_is_static() ? shape.dims().size() : UINT64_MAX - 1);
         if (shape.rank_is_static())
-            for (const Dimension& d : shape.dims()) h = mix(mix(h, static_cast<uint64_t>(d.min())), static_cast<uint64_t>(d.max()));
+            for (const Dimension& d : shape.dims()) h = hash_combine(hash_combine(h, static_cast<uint64_t>(d.min())), static_cast<uint64_t>(d.max()));
         const Tensor* v = src->value();  // its buffer, not bytes(): see core/infer.cpp
-        h = mix(h, reinterpret_cast<uintptr_t>(v ? v->buffer().get() : nullptr));
+        h = hash_combine(h, reinterpret_cast<uintptr_t>(v ? v->buffer().get() : nullptr));
     }
     return h == 0 ? 1 : h;
 }

@@ -33,9 +33,10 @@ bool finite_values_fit_f16(const float* v, size_t n) {
     return out_of_range == 0;
 }
 
-// Calls fn(values, count) on consecutive windows of elements [first, first + n) of f32 tensor
-// `t`. Weights in the model file are read with pread into a per-thread scratch window rather
-// than through the mapping: no page faults, and the resident set does not grow with them.
+// Calls fn(values, count, done) on consecutive windows of elements [first, first + n) of f32
+// tensor `t` until it returns false. Weights in the model file are read with pread into a
+// per-thread scratch window rather than through the mapping: no page faults, and the resident
+// set does not grow with them.
 template <typename Fn>
 void for_each_window(const Tensor& t, size_t first, size_t n, Fn&& fn) {
     constexpr size_t kWindow = size_t{1} << 18;  // elements: 1 MiB, stays in cache between reading and using
@@ -48,19 +49,20 @@ void for_each_window(const Tensor& t, size_t first, size_t n, Fn&& fn) {
         if (file) {
             file->read(reinterpret_cast<const std::byte*>(src + done), reinterpret_cast<std::byte*>(scratch.data()),
                        count * sizeof(float));
-            fn(scratch.data(), count, done);
-        } else {
-            fn(src + done, count, done);
+            if (!fn(scratch.data(), count, done)) return;
+        } else if (!fn(src + done, count, done)) {
+            return;
         }
         done += count;
     }
 }
 
-// Whether every finite value of `t` fits f16.
+// Whether every finite value of `t` fits f16; reading stops at the first window that does not.
 bool fits_f16(const Tensor& t) {
     bool fits = true;
     for_each_window(t, 0, t.size(), [&](const float* v, size_t count, size_t) {
-        fits = fits && finite_values_fit_f16(v, count);
+        fits = finite_values_fit_f16(v, count);
+        return fits;
     });
     return fits;
 }
@@ -74,7 +76,10 @@ public:
         MO_ASSERT(offset % 2 == 0 && n % 2 == 0 && offset + n <= size(), "f16 range [", offset, ", +", n, ")");
         auto* half = reinterpret_cast<uint16_t*>(out);
         for_each_window(source_, offset / 2, n / 2,
-                        [&](const float* v, size_t count, size_t done) { f32_to_f16(v, half + done, count); });
+                        [&](const float* v, size_t count, size_t done) {
+                            f32_to_f16(v, half + done, count);
+                            return true;
+                        });
     }
 
 private:

@@ -152,6 +152,17 @@ Body& Node::add_body(std::string role) const {
     return d_->bodies.back();
 }
 
+bool Node::answers_to(std::string_view name) const {
+    if (d_->name == name) return true;
+    auto listed = [&](const std::vector<std::string>& names) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (is("Result")) return in(0).connected() && listed(in(0).src().names());
+    for (const OutputData& out : d_->outputs)
+        if (listed(out.names)) return true;
+    return false;
+}
+
 std::string Node::describe() const {
     std::string t = d_->op ? d_->op->type : "?";
     if (!d_->framework.type.empty() && d_->op && d_->op->type == "FrameworkNode") t = d_->framework.type;

@@ -97,6 +97,9 @@ public:
     std::map<std::string, std::string>& rt_info() const;
     // "node 'conv1' (Convolution)": for error messages.
     std::string describe() const;
+    // Whether `name` is this node's name or one of its tensor names (a Result's are those of
+    // the value it reads): how users name model inputs and outputs on the command line.
+    bool answers_to(std::string_view name) const;
     // Set when inputs, attributes or the op changed since the last shape inference (partial
     // inference clears it after inferring the node).
     bool needs_infer() const;

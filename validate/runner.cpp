@@ -12,13 +12,6 @@ namespace mo {
 
 namespace {
 
-bool answers_to(const Node& param, const std::string& name) {
-    if (param.name() == name) return true;
-    for (const auto& n : param.out(0).names())
-        if (n == name) return true;
-    return false;
-}
-
 // Parameter index -> file, from positional and name=path entries.
 std::vector<std::string> files_per_parameter(const Graph& graph, const std::vector<std::string>& entries) {
     const auto& params = graph.parameters();
@@ -39,7 +32,7 @@ std::vector<std::string> files_per_parameter(const Graph& graph, const std::vect
             path = entry.substr(eq + 1);
             index = params.size();
             for (size_t i = 0; i < params.size() && index == params.size(); ++i)
-                if (answers_to(params[i], name)) index = i;
+                if (params[i].answers_to(name)) index = i;
             if (index == params.size())
                 throw Error("the model has no input named '" + name + "'", entry, "use one of the model's input names");
         }

@@ -8,16 +8,9 @@ namespace mo {
 
 namespace {
 
-// A node's name or any of its tensor names (a Result's tensor names are those of its input).
-bool named(const Node& n, const std::string& name) {
-    if (n.name() == name) return true;
-    const auto& names = n.is("Result") ? n.in(0).src().names() : n.out(0).names();
-    return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 Node find_named(const std::vector<Node>& nodes, const std::string& name) {
     for (const Node& n : nodes)
-        if (named(n, name)) return n;
+        if (n.answers_to(name)) return n;
     return Node();
 }
 

@@ -21,7 +21,7 @@ Node parameter_for(Graph& g, const std::string& name, size_t position, const cha
         return params[position];
     }
     for (const Node& p : params)
-        if (p.name() == name || std::count(p.out(0).names().begin(), p.out(0).names().end(), name)) return p;
+        if (p.answers_to(name)) return p;
     std::string list;
     for (const Node& p : params) list += (list.empty() ? "" : ", ") + p.name();
     throw Error(std::string(flag) + " names input '" + name + "', which the model does not have", g.source_path,

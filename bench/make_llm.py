@@ -53,16 +53,19 @@ class Weights:
         return self.file
 
     def add(self, name, shape, scale=None, values=None):
+        """Random normal float32 weights of `shape`, or `values` (float32 unless they are uint8)."""
         if values is None:
             scale = scale if scale is not None else 1.0 / math.sqrt(shape[0])
             values = (self.rng.standard_normal(shape, dtype=np.float32) * np.float32(scale))
-        values = np.ascontiguousarray(values, dtype=np.float32)
+        dtype = np.uint8 if np.asarray(values).dtype == np.uint8 else np.float32
+        values = np.ascontiguousarray(values, dtype=dtype)
         f = self._target(name, values.nbytes)
         offset = self.offset
         f.write(values.tobytes())
         self.offset += values.nbytes
         self.total += values.nbytes
-        t = TensorProto(name=name, data_type=F32, dims=list(values.shape), data_location=TensorProto.EXTERNAL)
+        t = TensorProto(name=name, data_type=TensorProto.UINT8 if dtype == np.uint8 else F32, dims=list(values.shape),
+                        data_location=TensorProto.EXTERNAL)
         for k, v in (("location", self.file_name), ("offset", str(offset)), ("length", str(values.nbytes))):
             entry = t.external_data.add()
             entry.key, entry.value = k, v

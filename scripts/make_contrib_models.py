@@ -54,14 +54,23 @@ def embed_layer_norm(rng, hidden):
     return m, [a.astype(np.int32) for a in inputs]
 
 
-def rotary(rng, x_shape, heads=None):
-    """x and int64 position_ids [batch, sequence] as model inputs; cos/sin caches as constants."""
+def rotary_caches(half, positions=16):
+    """cos / sin caches [positions, half] as initializers."""
+    angles = np.outer(np.arange(positions), 1.0 / 10000 ** (np.arange(half) / half))
+    return [numpy_helper.from_array(np.cos(angles).astype(np.float32), "cos_cache"),
+            numpy_helper.from_array(np.sin(angles).astype(np.float32), "sin_cache")]
+
+
+def rotary(rng, x_shape, heads=None, interleaved=0, half=4):
+    """x and int64 position_ids [batch, sequence] as model inputs; cos/sin caches as constants.
+    A `half` below head / 2 rotates only the first 2 * half values of each head."""
     batch, seq = x_shape[0], (x_shape[2] if len(x_shape) == 4 else x_shape[1])
-    half = 4
-    angles = np.outer(np.arange(16), 1.0 / 10000 ** (np.arange(half) / half))
-    inits = [numpy_helper.from_array(np.cos(angles).astype(np.float32), "cos_cache"),
-             numpy_helper.from_array(np.sin(angles).astype(np.float32), "sin_cache")]
+    inits = rotary_caches(half)
     attrs = {"num_heads": heads} if heads else {}
+    if interleaved:
+        attrs["interleaved"] = 1
+    if heads and 2 * half != x_shape[-1] // heads:
+        attrs["rotary_embedding_dim"] = 2 * half
     node = helper.make_node("RotaryEmbedding", ["x", "position_ids", "cos_cache", "sin_cache"], ["y"],
                             domain="com.microsoft", **attrs)
     ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape),
@@ -115,16 +124,47 @@ def multi_head_attention(rng, cross):
     return m, inputs
 
 
-def matmul_nbits(rng, with_zero_points, bits=4):
-    """A [2, 3, 64] times `bits`-bit weights W [8, 64] in blocks of 32 (4 bits: two per byte)."""
-    k, n, block = 64, 8, 32
-    blocks = k // block
+def group_query_attention(rng, batch, seq, past, seqlens, packed=False, rotary=True, head=16, half=8, attrs=None):
+    """GroupQueryAttention as ONNX Runtime GenAI's models use it: 4 query heads over 2 KV heads of
+    `head` (ONNX Runtime's rotary kernel wants a multiple of 16), Q / K / V (or packed QKV) [batch, seq, hidden] and a BNSH past as model inputs, int32
+    seqlens_k (per batch: total length - 1) and total_sequence_length, cos / sin caches."""
+    heads, kv_heads = 4, 2
+    hq, hkv = heads * head, kv_heads * head
+    names = ["query", "key", "value"] if not packed else ["query", "", ""]
+    names += ["past_key", "past_value", "seqlens_k", "total_sequence_length"]
+    inits = []
+    if rotary:
+        names += ["cos_cache", "sin_cache"]
+        inits = rotary_caches(half)
+    node = helper.make_node("GroupQueryAttention", names, ["y", "present_key", "present_value"], domain="com.microsoft",
+                            num_heads=heads, kv_num_heads=kv_heads, do_rotary=int(rotary), **(attrs or {}))
+    shapes = {"query": [batch, seq, hq + 2 * hkv if packed else hq], "key": [batch, seq, hkv],
+              "value": [batch, seq, hkv], "past_key": [batch, kv_heads, past, head],
+              "past_value": [batch, kv_heads, past, head]}
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shapes[n]) for n in names[:5] if n]
+    ins += [helper.make_tensor_value_info("seqlens_k", TensorProto.INT32, [batch]),
+            helper.make_tensor_value_info("total_sequence_length", TensorProto.INT32, [])]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "present_key", "present_value")]
+    m = helper.make_model(helper.make_graph([node], "gqa", ins, outs, initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    inputs = [rng.standard_normal(shapes[n]).astype(np.float32) for n in names[:5] if n]
+    inputs += [np.array(seqlens, dtype=np.int32), np.array(past + seq, dtype=np.int32)]
+    return m, inputs
+
+
+def matmul_nbits(rng, with_zero_points, bits=4, k=64):
+    """A [2, 3, k] times `bits`-bit weights W [8, k] in blocks of 32 (4 bits: two per byte); the
+    last block is padded when 32 does not divide k, each row of zero points to whole bytes."""
+    n, block = 8, 32
+    blocks = -(-k // block)
     per_byte = 8 // bits
+    zero_point_bytes = -(-blocks * bits // 8)
     inits = [numpy_helper.from_array(rng.integers(0, 256, [n, blocks, block // per_byte]).astype(np.uint8), "b"),
              numpy_helper.from_array((0.05 + 0.1 * rng.random(n * blocks)).astype(np.float32), "scales")]
     names = ["a", "b", "scales"]
     if with_zero_points:
-        inits.append(numpy_helper.from_array(rng.integers(0, 256, [n * blocks // per_byte]).astype(np.uint8), "zero_points"))
+        inits.append(numpy_helper.from_array(rng.integers(0, 256, [n * zero_point_bytes]).astype(np.uint8), "zero_points"))
         names.append("zero_points")
     else:
         inits.append(numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "bias"))
@@ -152,6 +192,45 @@ def matmul_integer_to_float(rng):
                           opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
     m.ir_version = 8
     return m, [rng.integers(0, 256, [2, 3, 16]).astype(np.uint8)]
+
+
+def qlinear(rng, op, quantized_inputs, attrs=None, out_scale=0.05, out_zero=128, out_type=np.uint8):
+    """One QLinear* op: each quantized input is (shape, dtype, scale, zero point, constant?) — a
+    model input unless constant; scales and zero points are initializers."""
+    to_proto = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
+    names, inits, ins, feeds = [], [], [], []
+    for i, (shape, dtype, scale, zero, constant) in enumerate(quantized_inputs):
+        lo, hi = (0, 256) if dtype == np.uint8 else (-128, 128)
+        values = rng.integers(lo, hi, shape).astype(dtype)
+        x = "x%d" % i
+        if constant:
+            inits.append(numpy_helper.from_array(values, x))
+        else:
+            ins.append(helper.make_tensor_value_info(x, to_proto[dtype], shape))
+            feeds.append(values)
+        inits += [numpy_helper.from_array(np.array(scale, dtype=np.float32), x + "_scale"),
+                  numpy_helper.from_array(np.array(zero, dtype=dtype), x + "_zero_point")]
+        names += [x, x + "_scale", x + "_zero_point"]
+    inits += [numpy_helper.from_array(np.array(out_scale, dtype=np.float32), "y_scale"),
+              numpy_helper.from_array(np.array(out_zero, dtype=out_type), "y_zero_point")]
+    names = (["y_scale", "y_zero_point"] + names) if op == "QLinearConcat" else (names + ["y_scale", "y_zero_point"])
+    node = helper.make_node(op, names, ["y"], domain="com.microsoft", **(attrs or {}))
+    m = helper.make_model(helper.make_graph([node], op.lower(), ins, [helper.make_tensor_value_info("y", to_proto[out_type], None)],
+                                            initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+def contrib_range():
+    """com.microsoft Range(start, limit) without delta (default 1): limit is the model input."""
+    node = helper.make_node("Range", ["start", "limit"], ["y"], domain="com.microsoft")
+    m = helper.make_model(helper.make_graph([node], "range", [helper.make_tensor_value_info("limit", TensorProto.FLOAT, [])],
+                                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                            initializer=[numpy_helper.from_array(np.array(2.5, dtype=np.float32), "start")]),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, [np.array(9.0, dtype=np.float32)]
 
 
 def main():
@@ -200,7 +279,50 @@ def main():
                               ("MatMulNBits", matmul_nbits(rng, with_zero_points=True)),
                               ("MatMulNBits_bias", matmul_nbits(rng, with_zero_points=False)),
                               ("MatMulNBits_8bit", matmul_nbits(rng, with_zero_points=True, bits=8)),
-                              ("MatMulIntegerToFloat", matmul_integer_to_float(rng))):
+                              ("MatMulIntegerToFloat", matmul_integer_to_float(rng)),
+                              ("RotaryEmbedding_interleaved", rotary(rng, [2, 3, 3, 8], interleaved=1)),
+                              ("RotaryEmbedding_partial", rotary(rng, [2, 4, 24], heads=2, half=2)),
+                              ("GroupQueryAttention", group_query_attention(rng, 2, 1, 4, [4, 4])),
+                              ("GroupQueryAttention_prompt", group_query_attention(rng, 2, 5, 0, [4, 4])),
+                              ("GroupQueryAttention_packed", group_query_attention(
+                                  rng, 1, 3, 2, [4], packed=True, rotary=False,
+                                  attrs={"local_window_size": 2, "softcap": 2.0})),
+                              ("GroupQueryAttention_interleaved", group_query_attention(
+                                  rng, 1, 2, 3, [4], head=32, half=8, attrs={"rotary_interleaved": 1})),
+                              ("GroupQueryAttention_scaled", group_query_attention(
+                                  rng, 2, 3, 0, [2, 2], attrs={"scale": 0.2})),
+                              # Entries of different lengths: a right-padded prompt, then a step
+                              # whose second entry has 2 tokens of past in a cache of 4.
+                              ("GroupQueryAttention_ragged_prompt", group_query_attention(rng, 2, 4, 0, [3, 1])),
+                              ("GroupQueryAttention_ragged_decode", group_query_attention(rng, 2, 1, 4, [4, 2])),
+                              ("MatMulNBits_odd_blocks", matmul_nbits(rng, with_zero_points=True, k=96)),
+                              ("MatMulNBits_padded_k", matmul_nbits(rng, with_zero_points=True, k=80)),
+                              ("QLinearAdd", qlinear(rng, "QLinearAdd", [([2, 3, 8], np.uint8, 0.03, 120, False),
+                                                                         ([8], np.uint8, 0.02, 130, True)])),
+                              ("QLinearMul", qlinear(rng, "QLinearMul", [([2, 3, 8], np.int8, 0.05, 3, False),
+                                                                         ([2, 3, 8], np.int8, 0.04, -2, False)],
+                                                     out_scale=0.1, out_zero=-5, out_type=np.int8)),
+                              ("QLinearSigmoid", qlinear(rng, "QLinearSigmoid", [([2, 3, 8], np.uint8, 0.05, 128, False)],
+                                                         out_scale=1 / 256, out_zero=0)),
+                              ("QLinearLeakyRelu", qlinear(rng, "QLinearLeakyRelu", [([2, 3, 8], np.int8, 0.05, 10, False)],
+                                                           {"alpha": 0.1}, out_scale=0.04, out_zero=-20, out_type=np.int8)),
+                              ("QLinearConcat", qlinear(rng, "QLinearConcat", [([2, 3, 4], np.uint8, 0.03, 120, False),
+                                                                               ([2, 2, 4], np.uint8, 0.05, 100, False)],
+                                                        {"axis": 1})),
+                              ("QLinearGlobalAveragePool", qlinear(rng, "QLinearGlobalAveragePool",
+                                                                   [([1, 4, 5, 5], np.uint8, 0.05, 128, False)],
+                                                                   out_scale=0.01, out_zero=128)),
+                              ("QLinearAveragePool", qlinear(rng, "QLinearAveragePool", [([1, 2, 6, 6], np.uint8, 0.05, 128, False)],
+                                                             {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+                                                             out_scale=0.02, out_zero=128)),
+                              ("Range", contrib_range()),
+                              # ONNX Runtime's Pad takes its pads as [1, 2 * rank] too.
+                              ("Pad", (model("Pad", [("pads", np.array([[0, 1, 2, 1, 0, 3]])), ("value", np.array(0.5))]),
+                                       [rng.standard_normal(SHAPE).astype(np.float32)])),
+                              ("Pad_reflect", (model("Pad", [("pads", np.array([0, 2, 1, 0, 1, 2]))], {"mode": "reflect"}),
+                                               [rng.standard_normal(SHAPE).astype(np.float32)])),
+                              ("QLinearSoftmax", qlinear(rng, "QLinearSoftmax", [([2, 10], np.uint8, 0.1, 128, False)],
+                                                         {"axis": -1, "opset": 13}, out_scale=1 / 256, out_zero=0))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

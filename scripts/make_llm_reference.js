@@ -1,10 +1,12 @@
-// Runs two decoding steps of a model written by bench/make_llm.py with ONNX Runtime (the npm
-// package onnxruntime-node) and writes every input and output as .npy: step 1 reads a 3-token
-// prompt with an empty KV cache, step 2 one more token with step 1's present.* as its past.
-// These are the references of tests/e2e/llm_test.cpp. Not run by CI.
+// Runs two decoding steps of a model written by bench/make_llm.py or bench/make_genai_llm.py
+// with ONNX Runtime (the npm package onnxruntime-node) and writes every input and output as
+// .npy: step 1 reads a 3-token prompt with an empty KV cache, step 2 one more token with step
+// 1's present.* as its past. position_ids is fed when the model has that input. These are the
+// references of tests/e2e/llm_test.cpp and tests/e2e/genai_llm_test.cpp. Not run by CI.
 //
 //   npm install --ignore-scripts onnxruntime-node   (in any folder; NODE_PATH=that/node_modules)
 //   node scripts/make_llm_reference.js tests/e2e/data/llm
+//   KV_HEADS=2 HEAD_DIM=32 node scripts/make_llm_reference.js tests/e2e/data/llm_int4
 const path = require('path');
 const ort = require('onnxruntime-node');
 const { writeNpy } = require('./npy.js');
@@ -29,7 +31,7 @@ async function main() {
     const feeds = {
       input_ids: i64(ids, [1, ids.length]),
       attention_mask: i64(new Array(total).fill(1), [1, total]),
-      position_ids: i64(positions, [1, positions.length]),
+      ...(session.inputNames.includes('position_ids') ? { position_ids: i64(positions, [1, positions.length]) } : {}),
       ...past,
     };
     const out = await session.run(feeds);

@@ -3,6 +3,8 @@
 //
 //   npm install --ignore-scripts onnxruntime-node   (in any folder; NODE_PATH=that/node_modules)
 //   node scripts/ort_outputs.js DIR                  (DIR/model.onnx, DIR/input_<i>.npy)
+//   ORT_OPTIMIZATION=disabled node scripts/ort_outputs.js DIR   (the graph as written: ONNX Runtime's
+//                       CPU fusions may change the arithmetic, e.g. DequantizeLinear -> MatMul)
 const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
@@ -10,7 +12,8 @@ const { readNpy, writeNpy } = require('./npy.js');
 
 async function main() {
   const dir = process.argv[2];
-  const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'));
+  const options = process.env.ORT_OPTIMIZATION ? { graphOptimizationLevel: process.env.ORT_OPTIMIZATION } : {};
+  const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), options);
   const feeds = {};
   session.inputNames.forEach((name, i) => {
     const a = readNpy(path.join(dir, `input_${i}.npy`));

@@ -51,12 +51,15 @@ void cast(ExtractContext& c) {
     c.become("Convert", {{"destination_type", to}});
 }
 
+// Range(start, limit, delta); ONNX Runtime's contrib Range makes delta optional (default 1).
 void range(ExtractContext& c) {
     // Range-4 needs its output type: the inputs' type when known.
     ElementType t = ElementType::dynamic;
-    for (size_t k = 0; k < 3 && t == ElementType::dynamic; ++k) t = c.input(k).type();
+    for (size_t k = 0; k < 3 && t == ElementType::dynamic; ++k)
+        if (c.has_input(k)) t = c.input(k).type();
     if (t == ElementType::dynamic) t = ElementType::i64;
-    c.become("Range", {{"output_type", t}});
+    OutPort delta = c.has_input(2) ? c.input(2) : c.scalar_like("delta", 1.0, c.input(0));
+    c.set_output(0, c.op("Range", "", {c.input(0), c.input(1), delta}, {{"output_type", t}}));
 }
 
 void identity(ExtractContext& c) { c.set_output(0, c.input(0)); }
@@ -93,6 +96,7 @@ void register_onnx_data(ExtractorRegistry& r) {
     r.add({"onnx", "", "ConstantOfShape", 9, INT64_MAX, constant_of_shape});
     r.add({"onnx", "", "Cast", 1, INT64_MAX, cast});
     r.add({"onnx", "", "Range", 11, INT64_MAX, range});
+    r.add({"onnx", "com.microsoft", "Range", 1, INT64_MAX, range});
     r.add({"onnx", "", "Identity", 1, INT64_MAX, identity});
     r.add({"onnx", "", "Dropout", 1, INT64_MAX, dropout});
     r.add({"onnx", "", "Size", 1, INT64_MAX, size});

@@ -1,8 +1,10 @@
 // ONNX Runtime's attention contrib ops (domain com.microsoft), as opset sub-graphs (semantics:
 // ONNX Runtime's docs/ContribOperators.md): Attention (BERT-style, one input projected to Q, K
-// and V), MultiHeadAttention (Q, K and V given), RotaryEmbedding. Past / present state (the KV
-// cache) and the less common mask formats are refused by name.
+// and V), MultiHeadAttention (Q, K and V given), RotaryEmbedding, and GroupQueryAttention (the
+// decoder attention of ONNX Runtime GenAI's LLMs, with its KV cache). Attention's and
+// MultiHeadAttention's past state and the less common mask formats are refused by name.
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "extractors/extract_context.hpp"
@@ -21,19 +23,34 @@ int64_t last_dim(const OutPort& p) {
     return s[s.rank() - 1].get_length();
 }
 
+// [B, S, N·H] -> [B, N, S, H]
+OutPort split_heads(ExtractContext& c, const std::string& name, const OutPort& t, int64_t heads) {
+    OutPort r = c.op("Reshape", name + "/heads", {t, c.i64s(name + "/heads/shape", {0, 0, heads, -1})}, {{"special_zero", true}});
+    return c.op("Transpose", name, {r, c.i64s(name + "/order", {0, 2, 1, 3})});
+}
+
+// Q·Kᵀ · scale for q [B, N, S, H], k [B, N, L, H]: the `scale` attribute, or 1/√head.
+OutPort scaled_scores(ExtractContext& c, const OutPort& q, const OutPort& k, int64_t head) {
+    const double scale = c.f("scale", 0.0) != 0.0 ? c.f("scale", 0.0) : 1.0 / std::sqrt(static_cast<double>(head));
+    OutPort scores = c.op("MatMul", "scores", {q, k}, {{"transpose_a", false}, {"transpose_b", true}});
+    return c.op("Multiply", "scaled", {scores, c.scalar_like("scale", scale, scores)});
+}
+
+// softmax(scores) · v, heads merged back: [B, N, S, L] x [B, N, L, Hv] -> [B, S, N·Hv].
+OutPort weighted_values(ExtractContext& c, const OutPort& scores, const OutPort& v) {
+    OutPort probs = c.op("Softmax", "probs", {scores}, {{"axis", int64_t{-1}}});
+    OutPort ctx = c.op("MatMul", "context", {probs, v}, {{"transpose_a", false}, {"transpose_b", false}});
+    OutPort merged = c.op("Transpose", "context_order", {ctx, c.i64s("context/order", {0, 2, 1, 3})});
+    return c.op("Reshape", "", {merged, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
+}
+
 // softmax(Q·Kᵀ · scale + masks) · V with q [B, S, N·H], k [B, L, N·H], v [B, L, N·Hv] split into
 // `heads`; returns [B, S, N·Hv]. `padding`: a [B, L] 1 (keep) / 0 (mask) tensor, masked keys get
 // mask_filter_value; `causal`: keys after the query's position get it too.
 OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, const OutPort& v_in, int64_t heads,
                int64_t head, const std::optional<OutPort>& padding, bool causal) {
-    auto split_heads = [&](const std::string& name, const OutPort& t) {  // [B, S, N·H] -> [B, N, S, H]
-        OutPort r = c.op("Reshape", name + "/heads", {t, c.i64s(name + "/heads/shape", {0, 0, heads, -1})}, {{"special_zero", true}});
-        return c.op("Transpose", name, {r, c.i64s(name + "/order", {0, 2, 1, 3})});
-    };
-    OutPort q = split_heads("q", q_in), k = split_heads("k", k_in), v = split_heads("v", v_in);
-    const double scale = c.f("scale", 0.0) != 0.0 ? c.f("scale", 0.0) : 1.0 / std::sqrt(static_cast<double>(head));
-    OutPort scores = c.op("MatMul", "scores", {q, k}, {{"transpose_a", false}, {"transpose_b", true}});
-    scores = c.op("Multiply", "scaled", {scores, c.scalar_like("scale", scale, scores)});
+    OutPort q = split_heads(c, "q", q_in, heads), k = split_heads(c, "k", k_in, heads), v = split_heads(c, "v", v_in, heads);
+    OutPort scores = scaled_scores(c, q, k, head);
     const double filter = c.f("mask_filter_value", -10000.0);
     if (padding) {  // (1 - mask) * filter, as [B, 1, 1, L]
         OutPort mask = c.op("Convert", "mask_float", {*padding}, {{"destination_type", ElementType::f32}});
@@ -50,10 +67,7 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
                                {{"auto_broadcast", std::string("numpy")}});
         scores = c.op("Add", "causal_scores", {scores, penalty});
     }
-    OutPort probs = c.op("Softmax", "probs", {scores}, {{"axis", int64_t{-1}}});
-    OutPort ctx = c.op("MatMul", "context", {probs, v}, {{"transpose_a", false}, {"transpose_b", false}});
-    OutPort merged = c.op("Transpose", "context_order", {ctx, c.i64s("context/order", {0, 2, 1, 3})});
-    return c.op("Reshape", "", {merged, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
+    return weighted_values(c, scores, v);
 }
 
 std::optional<OutPort> padding_mask(ExtractContext& c, size_t input, const char* name) {
@@ -107,45 +121,217 @@ void multi_head_attention(ExtractContext& c) {
                            c.i("unidirectional", 0) != 0));
 }
 
-// Rotary position embedding (GPT-NeoX style, halves): with c = cos_cache[position_ids] and
-// s = sin_cache[position_ids], the head vector [x1, x2] becomes [x1·c − x2·s, x2·c + x1·s].
-// Input [batch, heads, sequence, head] or [batch, sequence, heads·head] (with num_heads).
-void rotary_embedding(ExtractContext& c) {
-    if (c.i("interleaved", 0) != 0) c.unsupported("interleaved=1 (GPT-J style pairs)");
-    if (c.i("is_packed_batching", 0) != 0) c.unsupported("is_packed_batching=1");
-    const Tensor* cache = c.input_value(2);
+// The rotation of rotary position embedding on x [..., head] by cos / sin [..., half] (broadcast
+// against x's leading axes): the first 2·half values of each head rotate, the rest pass. Halves
+// (GPT-NeoX): pairs (x[k], x[k + half]); interleaved (GPT-J): pairs (x[2k], x[2k + 1]). Each pair
+// (a, b) becomes (a·cos − b·sin, b·cos + a·sin). `x` must have rank 4. The helper nodes are named
+// `name`/..., the result `result` ("" = the framework node's own name).
+OutPort rotate(ExtractContext& c, const std::string& name, const std::string& result, const OutPort& x, const OutPort& cos, const OutPort& sin,
+               int64_t half, int64_t head, bool interleaved) {
+    OutPort rotated = x, passed;
+    const bool partial = head > 2 * half;
+    if (partial) {
+        Node parts = c.add("VariadicSplit", name + "/rotary_part", {x, c.i64(name + "/rotary_part/axis", -1),
+                                                                    c.i64s(name + "/rotary_part/lengths", {2 * half, head - 2 * half})});
+        parts.set_output_count(2);
+        rotated = parts.out(0);
+        passed = parts.out(1);
+    }
+    OutPort a, b;
+    if (interleaved) {  // [..., 2·half] -> [..., half, 2]: a = [..., 0], b = [..., 1]
+        OutPort pairs = c.op("Reshape", name + "/pairs", {rotated, c.i64s(name + "/pairs/shape", {0, 0, 0, half, 2})},
+                             {{"special_zero", true}});
+        Node split = c.add("Split", name + "/pair_split", {pairs, c.i64(name + "/pair_split/axis", -1)}, {{"num_splits", int64_t{2}}});
+        split.set_output_count(2);
+        a = c.op("Squeeze", name + "/a", {split.out(0), c.i64s(name + "/a/axis", {-1})});
+        b = c.op("Squeeze", name + "/b", {split.out(1), c.i64s(name + "/b/axis", {-1})});
+    } else {
+        Node halves = c.add("VariadicSplit", name + "/halves", {rotated, c.i64(name + "/halves/axis", -1), c.i64s(name + "/halves/lengths", {half, half})});
+        halves.set_output_count(2);
+        a = halves.out(0);
+        b = halves.out(1);
+    }
+    OutPort first = c.op("Subtract", name + "/first", {c.op("Multiply", name + "/a_cos", {a, cos}), c.op("Multiply", name + "/b_sin", {b, sin})});
+    OutPort second = c.op("Add", name + "/second", {c.op("Multiply", name + "/b_cos", {b, cos}), c.op("Multiply", name + "/a_sin", {a, sin})});
+    OutPort y;
+    if (interleaved) {
+        OutPort first5 = c.op("Unsqueeze", name + "/first_pair", {first, c.i64s(name + "/first_pair/axis", {-1})});
+        OutPort second5 = c.op("Unsqueeze", name + "/second_pair", {second, c.i64s(name + "/second_pair/axis", {-1})});
+        OutPort pairs = c.op("Concat", name + "/rotated_pairs", {first5, second5}, {{"axis", int64_t{-1}}});
+        y = c.op("Reshape", partial ? name + "/rotated" : result, {pairs, c.i64s(name + "/rotated/shape", {0, 0, 0, -1})},
+                 {{"special_zero", true}});
+    } else {
+        y = c.op("Concat", partial ? name + "/rotated" : result, {first, second}, {{"axis", int64_t{-1}}});
+    }
+    return partial ? c.op("Concat", result, {y, passed}, {{"axis", int64_t{-1}}}) : y;
+}
+
+// cos_cache[positions] (or sin_cache's), [batch, sequence, half] from positions [batch, sequence],
+// with a unit axis inserted at `heads_axis` to broadcast over the heads.
+OutPort rotary_table(ExtractContext& c, const std::string& name, const OutPort& cache, const OutPort& positions,
+                     int64_t heads_axis) {
+    OutPort rows = c.op("Gather", name, {cache, positions, c.i64(name + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
+    return c.op("Unsqueeze", name + "/heads", {rows, c.i64s(name + "/heads_axis", {heads_axis})});
+}
+
+// The half width of the rotary caches (constant [max_position, half]).
+int64_t rotary_half(ExtractContext& c, size_t cos_input) {
+    const Tensor* cache = c.input_value(cos_input);
     if (!cache || cache->shape().size() != 2) c.fail("cos_cache must be a constant [max_position, rotary_dim / 2]");
-    const int64_t half = cache->shape()[1];
+    return cache->shape()[1];
+}
+
+// Rotary position embedding: with cos = cos_cache[position_ids] and sin = sin_cache[position_ids],
+// each head is rotated (see rotate()). Input [batch, heads, sequence, head] or
+// [batch, sequence, heads·head] (with num_heads); rotary_embedding_dim below the head rotates
+// only its first values.
+void rotary_embedding(ExtractContext& c) {
+    if (c.i("is_packed_batching", 0) != 0) c.unsupported("is_packed_batching=1");
+    const int64_t half = rotary_half(c, 2);
     const int64_t rotary_dim = c.i("rotary_embedding_dim", 0);
+    if (rotary_dim != 0 && rotary_dim != 2 * half) c.fail("rotary_embedding_dim must be twice the caches' width");
     OutPort x = c.input(0);
     const int64_t rank = ExtractContext::rank_of(x);
     if (rank != 3 && rank != 4) c.fail("needs an input of rank 3 or 4", "give the model's inputs static ranks");
-    const PartialShape& shape = x.shape();
-    const Dimension head = rank == 4 ? shape[3] : Dimension();
-    if ((rotary_dim != 0 && rotary_dim != 2 * half) || (rank == 4 && head.is_static() && head.get_length() != 2 * half))
-        c.unsupported("a rotary dimension smaller than the head (partial rotation)");
-    OutPort positions = c.input(1);
-    if (ExtractContext::rank_of(positions) != 2) c.unsupported("position_ids other than [batch, sequence] (offset form)");
+    int64_t head = rank == 4 ? last_dim(x) : -1;
     if (rank == 3) {
         const int64_t heads = c.i("num_heads", 0);
         if (heads <= 0) c.fail("a rank-3 input needs the num_heads attribute");
-        x = c.op("Reshape", "heads", {x, c.i64s("heads/shape", {0, 0, heads, 2 * half})}, {{"special_zero", true}});
+        if (last_dim(x) <= 0 || last_dim(x) % heads != 0) c.fail("the hidden size must be static and a multiple of num_heads");
+        head = last_dim(x) / heads;
+        x = c.op("Reshape", "heads", {x, c.i64s("heads/shape", {0, 0, heads, head})}, {{"special_zero", true}});
     }
+    if (head < 2 * half) c.fail("the head (" + std::to_string(head) + ") must be static and at least the rotary dimension (" +
+                                std::to_string(2 * half) + ")");
+    if (rotary_dim == 0 && head != 2 * half) c.fail("a head wider than the caches needs rotary_embedding_dim");
+    OutPort positions = c.input(1);
+    if (ExtractContext::rank_of(positions) != 2) c.unsupported("position_ids other than [batch, sequence] (offset form)");
     // [batch, sequence, half] -> broadcastable against x: heads before (rank 4) or after (rank 3) the sequence.
     const int64_t heads_axis = rank == 4 ? 1 : 2;
-    auto table = [&](const std::string& name, const OutPort& cache_port) {
-        OutPort rows = c.op("Gather", name, {cache_port, positions, c.i64(name + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
-        return c.op("Unsqueeze", name + "/heads", {rows, c.i64s(name + "/heads_axis", {heads_axis})});
-    };
-    OutPort cos = table("cos", c.input(2)), sin = table("sin", c.input(3));
-    Node halves = c.add("VariadicSplit", "halves", {x, c.i64("halves/axis", -1), c.i64s("halves/lengths", {half, half})});
-    halves.set_output_count(2);
-    OutPort x1 = halves.out(0), x2 = halves.out(1);
-    OutPort first = c.op("Subtract", "first", {c.op("Multiply", "x1_cos", {x1, cos}), c.op("Multiply", "x2_sin", {x2, sin})});
-    OutPort second = c.op("Add", "second", {c.op("Multiply", "x2_cos", {x2, cos}), c.op("Multiply", "x1_sin", {x1, sin})});
-    OutPort y = c.op("Concat", rank == 4 ? "" : "rotated", {first, second}, {{"axis", int64_t{-1}}});
+    OutPort cos = rotary_table(c, "cos", c.input(2), positions, heads_axis);
+    OutPort sin = rotary_table(c, "sin", c.input(3), positions, heads_axis);
+    const bool interleaved = c.i("interleaved", 0) != 0;
+    OutPort y = rotate(c, "rotary", rank == 4 ? "" : "rotated", x, cos, sin, half, head, interleaved);
     if (rank == 3) y = c.op("Reshape", "", {y, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
     c.set_output(0, y);
+}
+
+// present = the first past_length[b] rows of past, then the S new rows, then zeros: ONNX Runtime
+// writes each batch entry's new keys (or values) right after its own past, so a batch of
+// different lengths keeps its entries' caches apart. past [B, Nkv, P, H], new [B, Nkv, S, H],
+// past_length [B]; returns [B, Nkv, P + S, H]. With equal lengths it is Concat(past, new).
+OutPort append_to_cache(ExtractContext& c, const std::string& name, const OutPort& past, const OutPort& fresh,
+                        const OutPort& past_length, const OutPort& sequence) {
+    OutPort zeros = c.op("Broadcast", name + "/zeros", {c.scalar_like(name + "/zero", 0.0, fresh), c.op("ShapeOf", name + "/new_shape", {fresh}, {{"output_type", ElementType::i64}})},
+                         {{"mode", std::string("numpy")}});
+    OutPort padded = c.op("Concat", name + "/padded", {past, zeros}, {{"axis", int64_t{2}}});
+    OutPort rows = c.op("Range", name + "/rows", {c.i64(name + "/rows/start", 0), c.dim(name + "/length", padded, 2), c.i64(name + "/rows/step", 1)},
+                        {{"output_type", ElementType::i64}});                                           // [T]
+    OutPort start = c.op("Unsqueeze", name + "/start", {past_length, c.i64s(name + "/start/axis", {1})});   // [B, 1]
+    OutPort end = c.op("Add", name + "/end", {start, sequence});
+    OutPort offset = c.op("Subtract", name + "/offset", {rows, start});                                 // [B, T]
+    OutPort last = c.op("Subtract", name + "/last", {sequence, c.i64(name + "/one", 1)});
+    OutPort index = c.op("Maximum", name + "/index", {c.op("Minimum", name + "/index_high", {offset, last}), c.i64(name + "/index_low", 0)});
+    OutPort moved = c.op("Gather", name + "/moved", {fresh, index, c.i64(name + "/moved/axis", 2)}, {{"batch_dims", int64_t{1}}});
+    auto rows_mask = [&](const std::string& suffix, const OutPort& m) {  // [B, T] -> [B, 1, T, 1]
+        return c.op("Unsqueeze", name + "/" + suffix, {m, c.i64s(name + "/" + suffix + "/axes", {1, 3})});
+    };
+    OutPort is_new = rows_mask("is_new", c.op("LogicalAnd", name + "/new_rows", {c.op("GreaterEqual", name + "/after_past", {rows, start}),
+                                                                                  c.op("Less", name + "/before_end", {rows, end})}));
+    OutPort is_past = rows_mask("is_past", c.op("Less", name + "/past_rows", {rows, start}));
+    OutPort kept = c.op("Select", name + "/kept", {is_past, padded, c.scalar_like(name + "/cleared", 0.0, fresh)});
+    return c.op("Select", name, {is_new, moved, kept});
+}
+
+// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k, total_sequence_length,
+// cos_cache?, sin_cache?, ...): num_heads query heads share kv_num_heads key / value heads.
+// Batch entry b has seqlens_k[b] + 1 tokens in all, the last S of them new (S = the query's
+// length; a first prompt, right-padded, starts at 0): its new tokens get positions past_length[b]
+// ... (rotary embedding), join its cache after its past (present_key / present_value, BNSH), and
+// each attends to the keys up to its own position (causal), within the last local_window_size
+// (if set), and within the entry's length. Scores are scale·Q·Kᵀ, softcap·tanh(·/softcap) if set.
+void group_query_attention(ExtractContext& c) {
+    const int64_t heads = c.i("num_heads"), kv_heads = c.i("kv_num_heads");
+    if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0) c.fail("num_heads must be a positive multiple of kv_num_heads");
+    if (c.i("sliding_window_cache", 0) != 0) c.unsupported("sliding_window_cache=1 (a window-sized cache)");
+    if (c.i("smooth_softmax", 0) != 0) c.unsupported("smooth_softmax=1");
+    if (c.i("qk_output", 0) != 0 || c.output_used(3)) c.unsupported("output_qk (qk_output)");
+    for (const char* attr : {"k_quant_type", "v_quant_type"})
+        if (c.s(attr, "NONE") != "NONE") c.unsupported(std::string(attr) + "=" + c.s(attr, "") + " (quantized KV cache)");
+    // Inputs 9 and up, in the spec's order; GenAI's models give none of them.
+    const std::vector<std::string> refused_inputs = {"position_ids", "attention_bias", "head_sink", "k_scale", "v_scale",
+                                                     "q_norm_weight", "k_norm_weight"};
+    for (size_t i = 9; i < c.input_count(); ++i)
+        if (c.has_input(i)) c.unsupported("input " + (i - 9 < refused_inputs.size() ? refused_inputs[i - 9] : std::to_string(i)));
+    if (c.has_input(3) != c.has_input(4)) c.fail("past_key and past_value must be given together");
+    if (c.has_input(3) && (is_signed_int(c.input(3).type()) || is_unsigned_int(c.input(3).type())))
+        c.unsupported("a quantized past_key / past_value (" + std::string(ir_name(c.input(3).type())) + ")");
+    const bool causal = c.i("causal", 1) != 0;
+    const int64_t window = c.i("local_window_size", -1);
+
+    OutPort query = c.input(0), key, value;
+    if (ExtractContext::rank_of(query) != 3) c.unsupported("a query other than [batch, sequence, hidden]");
+    const int64_t width = last_dim(query);
+    int64_t head = 0;
+    if (!c.has_input(1) && !c.has_input(2)) {  // packed [B, S, (N + 2·Nkv)·H]
+        if (width <= 0 || width % (heads + 2 * kv_heads) != 0) c.fail("a packed QKV needs a static width, a multiple of num_heads + 2·kv_num_heads");
+        head = width / (heads + 2 * kv_heads);
+        Node parts = c.add("VariadicSplit", "qkv_split", {query, c.i64("qkv_split/axis", -1), c.i64s("qkv_split/lengths", {heads * head, kv_heads * head, kv_heads * head})});
+        parts.set_output_count(3);
+        query = parts.out(0), key = parts.out(1), value = parts.out(2);
+    } else {
+        if (!c.has_input(1) || !c.has_input(2)) c.fail("key and value must be given together");
+        if (width <= 0 || width % heads != 0) c.fail("the query needs a static hidden size, a multiple of num_heads");
+        head = width / heads;
+        key = c.input(1), value = c.input(2);
+    }
+    OutPort q = split_heads(c, "q", query, heads), k = split_heads(c, "k", key, kv_heads), v = split_heads(c, "v", value, kv_heads);
+
+    // Per entry: the tokens before the new ones, max(0, seqlens_k + 1 - S); positions [B, S].
+    OutPort sequence = c.dim("sequence", query, 1);
+    OutPort lengths = c.op("Convert", "seqlens", {c.input(5)}, {{"destination_type", ElementType::i64}});
+    OutPort past_length = c.op("Maximum", "past_length", {c.op("Subtract", "past_length/raw", {c.op("Add", "totals", {lengths, c.i64("one", 1)}), sequence}),
+                                                           c.i64("past_length/floor", 0)});
+    OutPort steps = c.op("Range", "steps", {c.i64("steps/start", 0), sequence, c.i64("steps/step", 1)}, {{"output_type", ElementType::i64}});
+    OutPort positions = c.op("Add", "positions", {c.op("Unsqueeze", "positions/start", {past_length, c.i64s("positions/axis", {1})}), steps});
+
+    if (c.i("do_rotary", 0) != 0) {
+        if (!c.has_input(7) || !c.has_input(8)) c.fail("do_rotary=1 needs cos_cache and sin_cache");
+        const int64_t half = rotary_half(c, 7);
+        if (2 * half > head) c.fail("the rotary caches are wider than half the head");
+        OutPort cos = rotary_table(c, "cos", c.input(7), positions, 1), sin = rotary_table(c, "sin", c.input(8), positions, 1);
+        const bool interleaved = c.i("rotary_interleaved", 0) != 0;
+        q = rotate(c, "q_rotary", "q_rotary", q, cos, sin, half, head, interleaved);
+        k = rotate(c, "k_rotary", "k_rotary", k, cos, sin, half, head, interleaved);
+    }
+    if (c.has_input(3)) {
+        k = append_to_cache(c, "present_key", c.input(3), k, past_length, sequence);
+        v = append_to_cache(c, "present_value", c.input(4), v, past_length, sequence);
+    }
+    c.set_output(1, k);
+    c.set_output(2, v);
+    if (heads != kv_heads) {  // query head h reads key / value head h / (num_heads / kv_num_heads)
+        std::vector<int64_t> group(static_cast<size_t>(heads));
+        for (int64_t h = 0; h < heads; ++h) group[static_cast<size_t>(h)] = h / (heads / kv_heads);
+        k = c.op("Gather", "k_groups", {k, c.i64s("groups", group), c.i64("groups/axis", 1)}, {{"batch_dims", int64_t{0}}});
+        v = c.op("Gather", "v_groups", {v, c.i64s("groups", group), c.i64("groups/axis", 1)}, {{"batch_dims", int64_t{0}}});
+    }
+    OutPort scores = scaled_scores(c, q, k, head);
+    if (const double cap = c.f("softcap", 0.0); cap > 0.0) {
+        OutPort squashed = c.op("Tanh", "softcap/tanh", {c.op("Divide", "softcap/in", {scores, c.scalar_like("softcap/value", cap, scores)})});
+        scores = c.op("Multiply", "softcap", {squashed, c.scalar_like("softcap/out", cap, scores)});
+    }
+    // Which keys j each query (b, i) sees: [B, S, T], then [B, 1, S, T] over the heads.
+    OutPort keys = c.op("Range", "keys", {c.i64("keys/start", 0), c.dim("keys/length", k, 2), c.i64("keys/step", 1)}, {{"output_type", ElementType::i64}});
+    OutPort last_key = c.op("Unsqueeze", "last_key", {lengths, c.i64s("last_key/axes", {1, 2})});      // [B, 1, 1]
+    OutPort seen = c.op("LessEqual", "in_length", {keys, last_key});
+    OutPort query_position = c.op("Unsqueeze", "query_position", {positions, c.i64s("query_position/axis", {2})});  // [B, S, 1]
+    if (causal) seen = c.op("LogicalAnd", "causal", {seen, c.op("LessEqual", "not_future", {keys, query_position})});
+    if (window > 0)
+        seen = c.op("LogicalAnd", "windowed", {seen, c.op("Greater", "in_window", {keys, c.op("Subtract", "window_start", {query_position, c.i64("window", window)})})});
+    seen = c.op("Unsqueeze", "seen", {seen, c.i64s("seen/axis", {1})});
+    scores = c.op("Select", "masked", {seen, scores, c.scalar_like("hidden", std::numeric_limits<float>::lowest(), scores)});
+    c.set_output(0, weighted_values(c, scores, v));
 }
 
 }  // namespace
@@ -154,6 +340,7 @@ void register_onnx_microsoft_attention(ExtractorRegistry& r) {
     r.add({"onnx", kDomain, "Attention", 1, INT64_MAX, attention});
     r.add({"onnx", kDomain, "MultiHeadAttention", 1, INT64_MAX, multi_head_attention});
     r.add({"onnx", kDomain, "RotaryEmbedding", 1, INT64_MAX, rotary_embedding});
+    r.add({"onnx", kDomain, "GroupQueryAttention", 1, INT64_MAX, group_query_attention});
 }
 
 }  // namespace mo

@@ -8,6 +8,9 @@
 // in microsoft_attention.cpp.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
+#include <algorithm>
+
+#include "core/low_bit.hpp"
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
@@ -115,11 +118,27 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.output_used(2)) c.set_output(2, sum);
 }
 
+// Zero points of MatMulNBits: each row (one output column) of `blocks` values is padded to whole
+// bytes. Rows that fill their bytes are used in place; otherwise the values are repacked densely.
+Tensor nbits_zero_points(ExtractContext& c, const Tensor& stored_zp, ElementType type, int64_t n, int64_t blocks) {
+    const int64_t bits = static_cast<int64_t>(bit_width(type));
+    const int64_t row_bytes = (blocks * bits + 7) / 8;
+    if (stored_zp.type() != ElementType::u8 || stored_zp.size() != static_cast<size_t>(n * row_bytes))
+        c.fail("zero_points must be uint8 with " + std::to_string(row_bytes) + " byte(s) for each of the N rows");
+    if ((blocks * bits) % 8 == 0) return Tensor(type, {n, blocks, 1}, stored_zp.buffer());
+    const Tensor rows = unpack_low_bit(Tensor(type, {n, row_bytes * 8 / bits}, stored_zp.buffer()));
+    Tensor dense = Tensor::allocate(ElementType::u8, {n, blocks, 1});
+    for (int64_t r = 0; r < n; ++r)
+        std::copy_n(rows.data<uint8_t>() + r * row_bytes * 8 / bits, blocks, dense.mutable_data<uint8_t>() + r * blocks);
+    return pack_low_bit(dense, type);
+}
+
 // MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?; K, N, bits = 4 or 8, block_size):
-// Y = A · Wᵀ with W [N, K] stored block-wise in `bits`. B's bytes ([N, blocks, block_size ·
-// bits / 8]; 4 bits: low nibble first, OpenVINO's u4 layout) become a u4 / u8 Constant
-// [N, blocks, block_size] without a copy, then Convert (marked decompression) ->
-// Subtract(zero point, default 2^(bits-1)) -> Multiply(scale per block) -> Reshape [N, K]: the
+// Y = A · Wᵀ (+ bias) with W [N, K] stored block-wise in `bits`. B's bytes ([N, blocks,
+// block_size · bits / 8]; 4 bits: low nibble first, OpenVINO's u4 layout) become a u4 / u8
+// Constant [N, blocks, block_size] without a copy, then Convert (marked decompression) ->
+// Subtract(zero point, default 2^(bits-1)) -> Multiply(scale per block) -> Reshape [N, K] (and
+// a Slice when K is not a multiple of block_size: the last block is padded): the
 // compressed-weight form OpenVINO's runtime takes, kept by constant folding.
 void matmul_nbits(ExtractContext& c) {
     const int64_t bits = c.i("bits", 4), k = c.i("K"), n = c.i("N"), block = c.i("block_size");
@@ -130,8 +149,7 @@ void matmul_nbits(ExtractContext& c) {
     const Tensor* packed = c.input_value(1);
     if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % per_byte != 0)
         c.fail("B must be a constant uint8 [N, blocks, block_size * bits / 8]");
-    if (k % block != 0) c.unsupported("K not a multiple of block_size (a padded last block)");
-    const int64_t blocks = k / block;
+    const int64_t blocks = (k + block - 1) / block;
     if (packed->shape() != Shape{n, blocks, block / per_byte}) c.fail("B's shape does not match K, N, bits and block_size");
     auto decompressed = [&](const std::string& name, const Tensor& t) {
         OutPort f = c.op("Convert", name + "_f32", {c.constant(name, t)}, {{"destination_type", ElementType::f32}});
@@ -142,16 +160,18 @@ void matmul_nbits(ExtractContext& c) {
     OutPort zero_point;
     if (c.has_input(3)) {
         const Tensor* zp = c.input_value(3);
-        if (!zp || zp->type() != ElementType::u8 || (blocks * bits) % 8 != 0 ||
-            zp->size() != static_cast<size_t>(n * blocks / per_byte))
-            c.unsupported("zero points other than constant packed uint8 filling whole bytes per row");
-        zero_point = decompressed("zero_point", Tensor(stored, {n, blocks, 1}, zp->buffer()));
+        if (!zp) c.unsupported("zero points that are not constant");
+        if (zp->type() != ElementType::u8) c.unsupported("zero points of type " + std::string(ir_name(zp->type())) + " (packed uint8 only)");
+        zero_point = decompressed("zero_point", nbits_zero_points(c, *zp, stored, n, blocks));
     } else {
         zero_point = c.constant("zero_point", Tensor::scalar<float>(static_cast<float>(1 << (bits - 1))));
     }
     OutPort scales = c.op("Reshape", "scales", {c.input(2), c.i64s("scales/shape", {n, blocks, 1})}, {{"special_zero", false}});
     OutPort dequantized = c.op("Multiply", "dequantized", {c.op("Subtract", "centered", {w, zero_point}), scales});
-    OutPort matrix = c.op("Reshape", "matrix", {dequantized, c.i64s("matrix/shape", {n, k})}, {{"special_zero", false}});
+    OutPort matrix = c.op("Reshape", "matrix", {dequantized, c.i64s("matrix/shape", {n, blocks * block})}, {{"special_zero", false}});
+    if (blocks * block != k)  // the padding of the last block
+        matrix = c.op("Slice", "unpadded", {matrix, c.i64s("unpadded/start", {0}), c.i64s("unpadded/stop", {k}),
+                                            c.i64s("unpadded/step", {1}), c.i64s("unpadded/axes", {1})});
     OutPort y = c.op("MatMul", c.has_input(5) ? "product" : "", {c.input(0), matrix}, {{"transpose_a", false}, {"transpose_b", true}});
     if (c.has_input(5)) y = c.op("Add", "", {y, c.input(5)});
     c.set_output(0, y);

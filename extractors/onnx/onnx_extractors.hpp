@@ -29,6 +29,7 @@ void register_onnx_control_flow(ExtractorRegistry& r);
 void register_onnx_sequence(ExtractorRegistry& r);
 void register_onnx_signal(ExtractorRegistry& r);
 void register_onnx_microsoft_contrib(ExtractorRegistry& r);  // com.microsoft: ONNX Runtime contrib ops
-void register_onnx_microsoft_attention(ExtractorRegistry& r);  // com.microsoft: Attention, MultiHeadAttention, RotaryEmbedding
+void register_onnx_microsoft_attention(ExtractorRegistry& r);  // com.microsoft: Attention, MultiHeadAttention, RotaryEmbedding, GroupQueryAttention
+void register_onnx_microsoft_qlinear(ExtractorRegistry& r);  // com.microsoft: QLinearAdd, QLinearSigmoid, ...
 
 }  // namespace mo

@@ -9,6 +9,7 @@
 
 #include "extractors/onnx/conv_common.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
+#include "extractors/onnx/quantization_common.hpp"
 
 namespace mo {
 
@@ -25,13 +26,14 @@ OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, 
     return c.op("Convert", suffix, {p}, {{"destination_type", t}});
 }
 
-// 8-bit weights stay 8-bit in the IR: the Convert of a constant u8 / i8 tensor is marked as
-// decompression, which constant folding leaves alone, so Convert -> Subtract(zero point) ->
-// Multiply(scale) reaches the IR in the form OpenVINO's runtime takes as compressed weights.
+// Low-bit weights stay low-bit in the IR: the Convert of a constant u8 / i8 (or u4 / i4) tensor
+// is marked as decompression, which constant folding leaves alone, so Convert -> Subtract(zero
+// point) -> Multiply(scale) reaches the IR in the form OpenVINO's runtime takes as compressed
+// weights.
 OutPort keep_8bit_weights(const OutPort& converted, const OutPort& source) {
-    if (source.value() && (source.type() == ElementType::u8 || source.type() == ElementType::i8) &&
-        converted.node().is("Convert"))
-        converted.node().rt_info()[kDecompression] = "0";
+    const ElementType t = source.type();
+    const bool low_bit = t == ElementType::u8 || t == ElementType::i8 || t == ElementType::u4 || t == ElementType::i4;
+    if (source.value() && low_bit && converted.node().is("Convert")) converted.node().rt_info()[kDecompression] = "0";
     return converted;
 }
 
@@ -106,13 +108,59 @@ void quantize_linear(ExtractContext& c) {
     c.set_output(0, saturate_round(c, q, &zp, type));
 }
 
+// Blocked DequantizeLinear (opset 21, block_size > 0): scale and zero point have x's rank with
+// ceil(D / block_size) entries along `axis`, entry i / block_size serving element i. Computed in
+// the blocked shape [..., D / block_size, block_size, ...] and reshaped back: for constant
+// weights the blocked views are the stored bytes (no copy), OpenVINO's grouped compressed form.
+void dequantize_blocked(ExtractContext& c, int64_t block) {
+    OutPort x = c.input(0), scale = c.input(1);
+    if (!x.shape().is_static()) c.unsupported("blocked quantization of an input of unknown shape");
+    const Shape shape = x.shape().to_shape();
+    const auto rank = static_cast<int64_t>(shape.size());
+    int64_t axis = c.i("axis", 1);
+    if (axis < -rank || axis >= rank) c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    if (axis < 0) axis += rank;
+    const auto a = static_cast<size_t>(axis);
+    if (shape[a] % block != 0)
+        c.unsupported("block_size " + std::to_string(block) + " that does not divide dimension " + std::to_string(shape[a]) +
+                      " (a padded last block)");
+    Shape blocked = shape, per_block = shape;
+    blocked[a] = per_block[a] = shape[a] / block;
+    blocked.insert(blocked.begin() + axis + 1, block);
+    per_block.insert(per_block.begin() + axis + 1, 1);
+    // A constant is re-viewed in the blocked shape; anything else is reshaped.
+    auto in_shape = [&](const std::string& name, const OutPort& p, const Shape& to) {
+        if (const Tensor* v = p.value(); v && p.node().is("Constant")) {
+            if (static_cast<size_t>(shape_size(to)) != v->size()) c.fail(name + " does not have " + std::to_string(shape_size(to)) + " values");
+            return c.constant(name + "/blocked", v->reshaped(to));
+        }
+        return c.op("Reshape", name + "/blocked", {p, c.i64s(name + "/blocked_shape", to)}, {{"special_zero", false}});
+    };
+    OutPort x_blocked = in_shape("x", x, blocked);
+    OutPort y = keep_8bit_weights(to_type(c, "x/f32", x_blocked, ElementType::f32), x_blocked);
+    if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
+        OutPort zp_blocked = in_shape("x_zero_point", c.input(2), per_block);
+        y = c.op("Subtract", "shifted", {y, keep_8bit_weights(to_type(c, "x_zero_point/f32", zp_blocked, ElementType::f32), zp_blocked)});
+    }
+    y = in_f32(c.add("Multiply", "dequantized", {y, in_shape("x_scale", scale, per_block)}));
+    c.set_output(0, c.op("Reshape", "", {y, c.i64s("shape", shape)}, {{"special_zero", false}}));
+}
+
 void dequantize_linear(ExtractContext& c) {
     OutPort x = c.input(0), scale = c.input(1);
     require_f32(c, scale, "x_scale");
     const ElementType t = x.type();
-    if (t != ElementType::u8 && t != ElementType::i8 && t != ElementType::i32 && t != ElementType::dynamic)
-        c.unsupported("input x of type " + std::string(ir_name(t)) + " (uint8, int8 and int32 are supported)");
-    // 8-bit values and their difference are exact in f32; int32 converts as ONNX Runtime does.
+    if (c.has("output_dtype") && c.i("output_dtype") != 0 && c.i("output_dtype") != 1)  // 1: FLOAT
+        c.unsupported("output_dtype " + std::to_string(c.i("output_dtype")) + " (float output only)");
+    const bool supported = t == ElementType::u8 || t == ElementType::i8 || t == ElementType::i32 || t == ElementType::dynamic ||
+                           t == ElementType::u4 || t == ElementType::i4 || t == ElementType::u16 || t == ElementType::i16;
+    if (!supported)
+        c.unsupported("input x of type " + std::string(ir_name(t)) + " (4-, 8-, 16-bit integers and int32 are supported)");
+    if (const int64_t block = c.i("block_size", 0); block > 0) {
+        dequantize_blocked(c, block);
+        return;
+    }
+    // Values up to 16 bits and their difference are exact in f32; int32 converts as ONNX Runtime does.
     OutPort y = keep_8bit_weights(to_type(c, "x/f32", x, ElementType::f32), x);
     if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
         OutPort zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
@@ -315,10 +363,58 @@ void qlinear_conv(ExtractContext& c) {
 
 }  // namespace
 
+OutPort dequantize_input(ExtractContext& c, const std::string& name, size_t x, size_t scale, size_t zero_point) {
+    require_f32(c, c.input(scale), name + "_scale");
+    require_single(c, c.input(scale), "a " + name + "_scale");
+    OutPort y = keep_8bit_weights(to_type(c, name + "/f32", c.input(x), ElementType::f32), c.input(x));
+    if (c.has_input(zero_point) && !is_zero_constant(c.input_value(zero_point))) {
+        require_single(c, c.input(zero_point), "a " + name + "_zero_point");
+        require_8bit(c, c.input(zero_point), name + "_zero_point");
+        y = c.op("Subtract", name + "/shifted", {y, to_type(c, name + "_zero_point/f32", c.input(zero_point), ElementType::f32)});
+    }
+    return in_f32(c.add("Multiply", name + "/dequantized", {y, c.input(scale)}));
+}
+
+void quantize_output(ExtractContext& c, const OutPort& y, size_t scale, size_t zero_point) {
+    require_f32(c, c.input(scale), "the output scale");
+    require_single(c, c.input(scale), "an output scale");
+    OutPort q = in_f32(c.add("Divide", "scaled", {y, c.input(scale)}));
+    if (!c.has_input(zero_point)) {
+        c.set_output(0, saturate_round(c, q, nullptr, ElementType::u8));
+        return;
+    }
+    require_single(c, c.input(zero_point), "an output zero point");
+    const ElementType type = quantized_type(c, c.input(zero_point));
+    if (is_zero_constant(c.input_value(zero_point))) {
+        c.set_output(0, saturate_round(c, q, nullptr, type));
+        return;
+    }
+    OutPort zp = to_type(c, "y_zero_point/f32", c.input(zero_point), ElementType::f32);
+    c.set_output(0, saturate_round(c, q, &zp, type));
+}
+
+OutPort integer_input(ExtractContext& c, const std::string& name, size_t x, size_t zero_point) {
+    require_8bit(c, c.input(x), name);
+    return shifted_i32(c, name, c.input(x), zero_point, [&](const OutPort& zp) {
+        require_single(c, zp, "a " + name + "_zero_point");
+        return zp;
+    });
+}
+
+void requantize_product(ExtractContext& c, const OutPort& acc, size_t s1, size_t s2, size_t s3, size_t zero_point) {
+    for (size_t i : {s1, s2, s3}) {
+        require_f32(c, c.input(i), "the scale input " + std::to_string(i));
+        require_single(c, c.input(i), "a scale input " + std::to_string(i));
+    }
+    require_single(c, c.input(zero_point), "an output zero point");
+    requantize(c, acc, c.input(s1), c.input(s2), c.input(s3), zero_point);
+}
+
 void register_onnx_quantization(ExtractorRegistry& r) {
-    // Opset 19 adds float8 and f16 scales, opset 21 blocked quantization: not converted here.
+    // Opset 19 adds float8 types and f16 scales (refused by type), opset 21 4- and 16-bit types
+    // and blocked quantization (DequantizeLinear only).
     r.add({"onnx", "", "QuantizeLinear", 10, 18, quantize_linear});
-    r.add({"onnx", "", "DequantizeLinear", 10, 18, dequantize_linear});
+    r.add({"onnx", "", "DequantizeLinear", 10, INT64_MAX, dequantize_linear});
     r.add({"onnx", "", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
     r.add({"onnx", "", "MatMulInteger", 10, INT64_MAX, matmul_integer});
     r.add({"onnx", "com.microsoft", "MatMulIntegerToFloat", 1, INT64_MAX, matmul_integer_to_float});

@@ -107,7 +107,7 @@ void pad(ExtractContext& c) {
     if (mode != "constant" && mode != "reflect" && mode != "edge") c.unsupported("Pad mode '" + mode + "'");
     OutPort begin, end;
     std::optional<OutPort> value;
-    if (c.opset() < 11) {
+    if (!c.has_input(1)) {  // before opset 11: pads and value are attributes
         std::vector<int64_t> pads = c.ints("pads");
         if (pads.size() % 2) c.fail("pads must have an even length", "fix the model");
         auto half = static_cast<long>(pads.size() / 2);
@@ -124,7 +124,9 @@ void pad(ExtractContext& c) {
             begin = c.i64s("pads_begin", {p.begin(), p.begin() + half});
             end = c.i64s("pads_end", {p.begin() + half, p.end()});
         } else {
-            Node halves = c.add("Split", "pads", {pads, c.i64("pads/axis", 0)}, {{"num_splits", int64_t{2}}});
+            // com.microsoft's Pad also takes pads as [1, 2·rank].
+            OutPort flat = c.op("Reshape", "pads/flat", {pads, c.i64s("pads/flat_shape", {-1})}, {{"special_zero", false}});
+            Node halves = c.add("Split", "pads", {flat, c.i64("pads/axis", 0)}, {{"num_splits", int64_t{2}}});
             halves.set_output_count(2);
             begin = halves.out(0);
             end = halves.out(1);
@@ -272,6 +274,8 @@ void register_onnx_shape(ExtractorRegistry& r) {
            [](ExtractContext& c) { c.become("Broadcast", {{"mode", std::string("bidirectional")}}); }});
     r.add({"onnx", "", "Tile", 6, INT64_MAX, [](ExtractContext& c) { c.become("Tile"); }});
     r.add({"onnx", "", "Pad", 2, INT64_MAX, pad});
+    // ONNX Runtime's contrib Pad: opset 11's inputs (pads may be [1, 2·rank]) and modes.
+    r.add({"onnx", "com.microsoft", "Pad", 1, INT64_MAX, pad});
     r.add({"onnx", "", "Gather", 1, INT64_MAX, gather});
     r.add({"onnx", "", "GatherElements", 11, INT64_MAX,
            [](ExtractContext& c) { c.become("GatherElements", {{"axis", c.i("axis", 0)}}); }});

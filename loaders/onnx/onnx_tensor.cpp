@@ -28,6 +28,9 @@ ElementType onnx_element_type(int32_t onnx_type, const std::string& where) {
         case onnx::TensorProto::UINT32: return ElementType::u32;
         case onnx::TensorProto::UINT64: return ElementType::u64;
         case onnx::TensorProto::BFLOAT16: return ElementType::bf16;
+        // UINT4 and INT4 (ONNX 1.16, opset 21) are newer than Debian's ONNX headers: by number.
+        case 21: return ElementType::u4;
+        case 22: return ElementType::i4;
         default: break;
     }
     std::string name = onnx::TensorProto_DataType_IsValid(onnx_type)
@@ -114,6 +117,8 @@ Tensor OnnxTensorReader::read(const onnx::TensorProto& t, const std::string& whe
         return Tensor(type, shape, std::move(view));
     }
     if (t.has_raw_data()) return copy_bytes(t.raw_data().data(), t.raw_data().size(), type, shape, where);
+    if (type == ElementType::u4 || type == ElementType::i4)
+        throw Error("a 4-bit tensor stored in int32_data", where, "store 4-bit tensors as raw_data (two values a byte)");
     switch (type) {
         case ElementType::f32: return from_field(t.float_data(), type, shape, where);
         case ElementType::f64: return from_field(t.double_data(), type, shape, where);

@@ -3,6 +3,7 @@
 // definition gives: (w - zp) * scale, here worked by hand.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "emit/ir_test_util.hpp"
@@ -10,6 +11,8 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "tools/convert.hpp"
 #include "core/evaluator.hpp"
+#include "support/op_test_util.hpp"
+#include "validate/npy.hpp"
 
 namespace mo {
 namespace {
@@ -70,6 +73,41 @@ TEST(QuantizedWeights, IntegerMatMulKeepsItsWeightsEightBit) {
     EXPECT_EQ(y.type(), ElementType::i32);
     EXPECT_EQ(y.to_i64(), (std::vector<int64_t>{12, 23}));
 }
+
+// 4-bit weights of opset 21 (INT4 / UINT4 initializers, packed two a byte) behind DequantizeLinear
+// -> MatMul, blocked along K or per output channel (scripts/make_int4_qdq_models.py), against
+// ONNX Runtime's outputs (the graph as written: its default DequantizeLinear + MatMul fusion
+// computes differently). With default flags the weights stay u4 / i4 behind a decompression
+// Convert; blocked weights are viewed as [K / block, block, N], the stored bytes unchanged.
+class Int4Weights : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Int4Weights, StayFourBitAndGiveOnnxRuntimesOutputs) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(MO_SOURCE_DIR) / "tests/e2e/data/qdq_int4" / GetParam();
+    for (bool fp16 : {false, true}) {
+        test::ScratchDir out{"int4_weights"};
+        ConversionOptions o;
+        o.input_model = (dir / "model.onnx").string();
+        o.output_dir = out.path().string();
+        o.compress_to_fp16 = fp16;
+        const ConversionResult r = convert(o);
+        auto ir = read_ir(r.xml_path, test::builtin_ops());
+        size_t four_bit_values = 0;
+        for (const Node& n : ir->nodes()) {
+            if (!n.is("Constant") || (n.out(0).type() != ElementType::u4 && n.out(0).type() != ElementType::i4)) continue;
+            four_bit_values += static_cast<size_t>(shape_size(n.out(0).shape().to_shape()));
+            ASSERT_EQ(n.out(0).targets().size(), 1u) << n.describe();
+            EXPECT_EQ(n.out(0).targets()[0].node().rt_info().count(kDecompression), 1u) << n.describe();
+        }
+        EXPECT_GE(four_bit_values, 256u) << "fp16=" << fp16;  // every weight (the smallest model has 32 x 8)
+        const Tensor want = read_npy((dir / "output_0.npy").string());
+        const Tensor got = evaluate(*ir, {read_npy((dir / "input_0.npy").string())}).at(0);
+        test::expect_close(got, want, 1e-5, 1e-5, GetParam() + (fp16 ? " (f16)" : ""));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Opset21, Int4Weights,
+                         ::testing::Values("int4_blocked", "uint4_blocked_no_zero_point", "uint4_per_channel"));
 
 }  // namespace
 }  // namespace mo

@@ -222,6 +222,55 @@ def qlinear(rng, op, quantized_inputs, attrs=None, out_scale=0.05, out_zero=128,
     return m, feeds
 
 
+def dynamic_quantize_matmul(rng, signed):
+    """f32 A [2, 3, 16] (model input) times 8-bit B [16, 5] with per-column scale and zero point, and a bias."""
+    dtype, lo, hi = (np.int8, -128, 128) if signed else (np.uint8, 0, 256)
+    inits = [numpy_helper.from_array(rng.integers(lo, hi, [16, 5]).astype(dtype), "b"),
+             numpy_helper.from_array((0.01 + 0.01 * rng.random(5)).astype(np.float32), "b_scale"),
+             numpy_helper.from_array(rng.integers(-3, 4, [5]).astype(dtype) if signed else
+                                     rng.integers(120, 136, [5]).astype(dtype), "b_zero_point"),
+             numpy_helper.from_array(rng.standard_normal(5).astype(np.float32), "bias")]
+    node = helper.make_node("DynamicQuantizeMatMul", ["a", "b", "b_scale", "b_zero_point", "bias"], ["y"], domain="com.microsoft")
+    m = helper.make_model(helper.make_graph([node], "dqmm", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 16])],
+                                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, [rng.standard_normal([2, 3, 16]).astype(np.float32)]
+
+
+def fused_conv(rng, activation, params, with_sum):
+    """FusedConv over x [1, 3, 6, 6] (model input): 4 filters 3x3, pads 1, bias, [+ Z], activation."""
+    inits = [numpy_helper.from_array((0.3 * rng.standard_normal([4, 3, 3, 3])).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b")]
+    names = ["x", "w", "b"]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])]
+    feeds = [rng.standard_normal([1, 3, 6, 6]).astype(np.float32)]
+    if with_sum:
+        names.append("z")
+        ins.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4, 6, 6]))
+        feeds.append(rng.standard_normal([1, 4, 6, 6]).astype(np.float32))
+    node = helper.make_node("FusedConv", names, ["y"], domain="com.microsoft", kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                            activation=activation, **({"activation_params": params} if params else {}))
+    m = helper.make_model(helper.make_graph([node], "fused_conv", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                            initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+def fused_gemm(rng, activation, attrs):
+    """FusedGemm: a [3, 5] (model input) times b [4, 5] (transB), c [4], alpha 0.5, activation."""
+    inits = [numpy_helper.from_array(rng.standard_normal([4, 5]).astype(np.float32), "b"),
+             numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "c")]
+    node = helper.make_node("FusedGemm", ["a", "b", "c"], ["y"], domain="com.microsoft", transB=1, alpha=0.5,
+                            activation=activation, **attrs)
+    m = helper.make_model(helper.make_graph([node], "fused_gemm", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [3, 5])],
+                                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, [rng.standard_normal([3, 5]).astype(np.float32)]
+
+
 def contrib_range():
     """com.microsoft Range(start, limit) without delta (default 1): limit is the model input."""
     node = helper.make_node("Range", ["start", "limit"], ["y"], domain="com.microsoft")
@@ -322,7 +371,14 @@ def main():
                               ("Pad_reflect", (model("Pad", [("pads", np.array([0, 2, 1, 0, 1, 2]))], {"mode": "reflect"}),
                                                [rng.standard_normal(SHAPE).astype(np.float32)])),
                               ("QLinearSoftmax", qlinear(rng, "QLinearSoftmax", [([2, 10], np.uint8, 0.1, 128, False)],
-                                                         {"axis": -1, "opset": 13}, out_scale=1 / 256, out_zero=0))):
+                                                         {"axis": -1, "opset": 13}, out_scale=1 / 256, out_zero=0)),
+                              ("DynamicQuantizeMatMul", dynamic_quantize_matmul(rng, signed=True)),
+                              ("DynamicQuantizeMatMul_uint8", dynamic_quantize_matmul(rng, signed=False)),
+                              ("FusedConv", fused_conv(rng, "Relu", None, with_sum=True)),
+                              ("FusedConv_clip", fused_conv(rng, "Clip", [-0.5, 0.7], with_sum=False)),
+                              ("FusedConv_hard_sigmoid", fused_conv(rng, "HardSigmoid", [0.3, 0.4], with_sum=False)),
+                              ("FusedGemm", fused_gemm(rng, "LeakyRelu", {"activation_alpha": 0.2})),
+                              ("FusedGemm_tanh", fused_gemm(rng, "Tanh", {}))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

@@ -59,7 +59,9 @@ OutPort grouped_weights(ExtractContext& c, const OutPort& w, int64_t group) {
     return c.op("Reshape", "weights", {w, c.i64s("weights/shape", grouped)}, {{"special_zero", false}});
 }
 
-void conv(ExtractContext& c, bool transposed) {
+}  // namespace
+
+OutPort onnx_convolution(ExtractContext& c, bool transposed, const std::string& result) {
     size_t spatial = spatial_rank(c);
     SpatialAttrs a = onnx_spatial_attrs(c, spatial, true);
     int64_t group = c.i("group", 1);
@@ -104,11 +106,8 @@ void conv(ExtractContext& c, bool transposed) {
         }
     }
     bool bias = c.has_input(2);
-    Node conv = c.add(type, bias ? "conv" : "", inputs, attrs);
-    if (!bias) {
-        c.set_output(0, conv.out(0));
-        return;
-    }
+    Node conv = c.add(type, bias ? "conv" : result, inputs, attrs);
+    if (!bias) return conv.out(0);
     // Bias [C] -> [1, C, 1, ...] so it broadcasts over N and the spatial axes.
     OutPort b = c.input(2);
     Shape target{1, -1};
@@ -120,14 +119,12 @@ void conv(ExtractContext& c, bool transposed) {
     } else {
         b_shaped = c.op("Reshape", "bias", {b, c.i64s("bias/shape", target)}, {{"special_zero", false}});
     }
-    c.set_output(0, c.op("Add", "", {conv.out(0), b_shaped}));
+    return c.op("Add", result, {conv.out(0), b_shaped});
 }
 
-}  // namespace
-
 void register_onnx_conv(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Conv", 1, INT64_MAX, [](ExtractContext& c) { conv(c, false); }});
-    r.add({"onnx", "", "ConvTranspose", 1, INT64_MAX, [](ExtractContext& c) { conv(c, true); }});
+    r.add({"onnx", "", "Conv", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, onnx_convolution(c, false, "")); }});
+    r.add({"onnx", "", "ConvTranspose", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, onnx_convolution(c, true, "")); }});
 }
 
 }  // namespace mo

@@ -18,4 +18,9 @@ std::string onnx_auto_pad(ExtractContext& c);
 // Reads strides, dilations (when the op has them) and pads for `spatial` axes, with ONNX defaults.
 SpatialAttrs onnx_spatial_attrs(ExtractContext& c, size_t spatial, bool with_dilations);
 
+// ONNX Conv / ConvTranspose (X, W, B?) with the node's attributes as (Group)Convolution(BackpropData)
+// [+ bias]; the last node is named `result` ("" = the framework node's own name). Also the
+// convolution of ONNX Runtime's FusedConv.
+OutPort onnx_convolution(ExtractContext& c, bool transposed, const std::string& result);
+
 }  // namespace mo

@@ -26,6 +26,7 @@ void register_onnx_extractors(ExtractorRegistry& r) {
     register_onnx_microsoft_contrib(r);
     register_onnx_microsoft_attention(r);
     register_onnx_microsoft_qlinear(r);
+    register_onnx_microsoft_fused(r);
 }
 
 }  // namespace mo

@@ -31,5 +31,6 @@ void register_onnx_signal(ExtractorRegistry& r);
 void register_onnx_microsoft_contrib(ExtractorRegistry& r);  // com.microsoft: ONNX Runtime contrib ops
 void register_onnx_microsoft_attention(ExtractorRegistry& r);  // com.microsoft: Attention, MultiHeadAttention, RotaryEmbedding, GroupQueryAttention
 void register_onnx_microsoft_qlinear(ExtractorRegistry& r);  // com.microsoft: QLinearAdd, QLinearSigmoid, ...
+void register_onnx_microsoft_fused(ExtractorRegistry& r);  // com.microsoft: FusedConv, FusedGemm
 
 }  // namespace mo

@@ -169,8 +169,13 @@ void dequantize_linear(ExtractContext& c) {
     c.set_output(0, in_f32(c.add("Multiply", "", {y, along_axis(c, "x_scale", scale, x)})));
 }
 
-void dynamic_quantize_linear(ExtractContext& c) {
-    OutPort x = c.input(0);
+// DynamicQuantizeLinear's uint8 parameters of x: scale = (max(0, max x) - min(0, min x)) / 255
+// and zero point saturate(round(-min / scale)), the latter in f32 for the arithmetic.
+struct DynamicRange {
+    OutPort scale, zero_point;
+};
+
+DynamicRange dynamic_range(ExtractContext& c, const OutPort& x) {
     require_f32(c, x, "input x");
     OutPort zero = c.constant("zero", Tensor::scalar<float>(0.0f));
     OutPort axes = c.axes_from("all_axes", x, 0);
@@ -178,15 +183,19 @@ void dynamic_quantize_linear(ExtractContext& c) {
     OutPort hi = c.op("Maximum", "max", {c.op("ReduceMax", "max/reduce", {x, axes}, {{"keep_dims", false}}), zero});
     OutPort scale = c.op("Divide", "y_scale", {c.op("Subtract", "range", {hi, lo}),
                                                c.constant("qrange", Tensor::scalar<float>(255.0f))});
-    // zp = saturate(round(qmin - min / scale)) with qmin = 0; kept in f32 for the addition.
     OutPort zp_rounded = c.op("Round", "y_zero_point/round", {c.op("Divide", "y_zero_point/scaled",
                                                                     {c.op("Negative", "neg_min", {lo}), scale})},
                               {{"mode", std::string("half_to_even")}});
-    OutPort zp = c.op("Clamp", "y_zero_point/saturate", {zp_rounded}, {{"min", 0.0}, {"max", 255.0}});
-    c.set_output(0, saturate_round(c, c.op("Divide", "scaled", {x, scale}), &zp, ElementType::u8));
-    if (c.output_count() > 1) c.set_output(1, scale);
+    return {scale, c.op("Clamp", "y_zero_point/saturate", {zp_rounded}, {{"min", 0.0}, {"max", 255.0}})};
+}
+
+void dynamic_quantize_linear(ExtractContext& c) {
+    OutPort x = c.input(0);
+    const DynamicRange r = dynamic_range(c, x);
+    c.set_output(0, saturate_round(c, c.op("Divide", "scaled", {x, r.scale}), &r.zero_point, ElementType::u8));
+    if (c.output_count() > 1) c.set_output(1, r.scale);
     if (c.output_count() > 2)
-        c.set_output(2, c.op("Convert", "y_zero_point", {zp}, {{"destination_type", ElementType::u8}}));
+        c.set_output(2, c.op("Convert", "y_zero_point", {r.zero_point}, {{"destination_type", ElementType::u8}}));
 }
 
 void require_8bit(ExtractContext& c, const OutPort& p, const std::string& what) {
@@ -236,6 +245,24 @@ void matmul_integer_to_float(ExtractContext& c) {
     OutPort scale = c.op("Multiply", "scale", {c.input(2), c.input(3)});
     OutPort y = c.op("Multiply", c.has_input(6) ? "scaled" : "", {product, scale});
     if (c.has_input(6)) y = c.op("Add", "", {y, c.input(6)});
+    c.set_output(0, y);
+}
+
+// ONNX Runtime's com.microsoft DynamicQuantizeMatMul(A, B, b_scale, b_zero_point?, bias?): A is
+// quantized to uint8 as DynamicQuantizeLinear does, multiplied in i32 with the 8-bit B (zero
+// points subtracted; B's per tensor or per column), then f32 · a_scale · b_scale (+ bias).
+void dynamic_quantize_matmul(ExtractContext& c) {
+    OutPort a = c.input(0);
+    const DynamicRange r = dynamic_range(c, a);
+    OutPort q = c.op("Round", "A/rounded", {c.op("Divide", "A/scaled", {a, r.scale})}, {{"mode", std::string("half_to_even")}});
+    q = c.op("Clamp", "A/saturated", {c.op("Add", "A/plus_zero_point", {q, r.zero_point})}, {{"min", 0.0}, {"max", 255.0}});
+    OutPort a_shifted = to_type(c, "A/i32", c.op("Subtract", "A/shifted", {q, r.zero_point}), ElementType::i32);
+    require_8bit(c, c.input(1), "input B");
+    OutPort b_shifted = shifted_i32(c, "B", c.input(1), 3, [](const OutPort& zp) { return zp; });
+    OutPort product = c.op("MatMul", "product", {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", false}});
+    OutPort scale = c.op("Multiply", "scale", {r.scale, c.input(2)});
+    OutPort y = c.op("Multiply", c.has_input(4) ? "scaled" : "", {to_type(c, "product/f32", product, ElementType::f32), scale});
+    if (c.has_input(4)) y = c.op("Add", "", {y, c.input(4)});
     c.set_output(0, y);
 }
 
@@ -418,6 +445,7 @@ void register_onnx_quantization(ExtractorRegistry& r) {
     r.add({"onnx", "", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
     r.add({"onnx", "", "MatMulInteger", 10, INT64_MAX, matmul_integer});
     r.add({"onnx", "com.microsoft", "MatMulIntegerToFloat", 1, INT64_MAX, matmul_integer_to_float});
+    r.add({"onnx", "com.microsoft", "DynamicQuantizeMatMul", 1, INT64_MAX, dynamic_quantize_matmul});
     r.add({"onnx", "", "ConvInteger", 10, INT64_MAX, conv_integer});
     r.add({"onnx", "", "QLinearMatMul", 10, 20, qlinear_matmul});
     r.add({"onnx", "", "QLinearConv", 10, INT64_MAX, qlinear_conv});

@@ -64,7 +64,8 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                                            "GroupQueryAttention_packed", "GroupQueryAttention_interleaved",
                                            "GroupQueryAttention_scaled", "GroupQueryAttention_ragged_prompt",
                                            "GroupQueryAttention_ragged_decode", "MatMulNBits_odd_blocks", "MatMulNBits_padded_k",
-                                           "Range", "Pad", "Pad_reflect"));
+                                           "Range", "Pad", "Pad_reflect", "DynamicQuantizeMatMul", "DynamicQuantizeMatMul_uint8", "FusedConv", "FusedConv_clip",
+                                           "FusedConv_hard_sigmoid", "FusedGemm", "FusedGemm_tanh"));
 
 // The QLinear* ops' 8-bit outputs. A value whose exact result is a rounding tie (x.5 steps) may
 // round either way in f32, depending on the order of the arithmetic: every element must agree

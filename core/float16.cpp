@@ -3,6 +3,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -91,10 +92,17 @@ __attribute__((target("avx,f16c"))) static void f16_to_f32_f16c(const uint16_t* 
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
     for (; i < n; ++i) dst[i] = f16_to_f32(src[i]);
 }
+// CPUID leaf 1: F16C (ecx bit 29) and AVX (bit 28), with the OS saving the YMM registers (OSXSAVE,
+// bit 27, and XCR0 bits 1-2). Read directly: clang 14's __builtin_cpu_supports has no "f16c".
 static bool has_f16c() {
     static const bool yes = [] {
-        __builtin_cpu_init();  // needed when first called from a static initializer
-        return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+        const bool f16c = ecx & (1u << 29), avx = ecx & (1u << 28), osxsave = ecx & (1u << 27);
+        if (!(f16c && avx && osxsave)) return false;
+        unsigned xcr0_low = 0, xcr0_high = 0;
+        __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+        return (xcr0_low & 0x6) == 0x6;
     }();
     return yes;
 }

@@ -45,6 +45,25 @@ bool bounded_iterations(const Node& n) {
     return true;
 }
 
+int64_t g_max_folded_bytes = kDefaultMaxFoldedBytes;
+
+// Whether every output of `n` with a static shape fits in max_folded_bytes(). Checked before eval
+// allocates: a hostile ConstantOfShape or Range of constants would otherwise ask for terabytes.
+bool outputs_fit(const Node& n) {
+    for (size_t j = 0; j < n.output_count(); ++j) {
+        const auto& s = n.out(j).shape();
+        if (!s.is_static()) continue;
+        const int64_t elements = shape_size(s.to_shape());
+        const int64_t bits = static_cast<int64_t>(bit_width(n.out(j).type()));
+        if (elements > (g_max_folded_bytes * 8) / std::max<int64_t>(bits, 8)) {
+            MO_LOG(Info, "not folding ", n.describe(), ": output ", j, " would hold ", elements,
+                   " elements, more than --max_constant_size (", g_max_folded_bytes, " bytes)");
+            return false;
+        }
+    }
+    return true;
+}
+
 // Folds `n` when its inputs are known; clears stale values otherwise.
 void fold(Node n) {
     const OpSchema& op = n.op();
@@ -58,7 +77,7 @@ void fold(Node n) {
     }
     // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
     bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count(kDecompression) &&
-                    bounded_iterations(n);
+                    bounded_iterations(n) && outputs_fit(n);
     bool all_constant = true;
     std::vector<Tensor> inputs(n.input_count());
     for (size_t i = 0; foldable && i < n.input_count(); ++i) {
@@ -106,6 +125,9 @@ void fold(Node n) {
 }
 
 }  // namespace
+
+void set_max_folded_bytes(int64_t bytes) { g_max_folded_bytes = std::max<int64_t>(bytes, 1); }
+int64_t max_folded_bytes() { return g_max_folded_bytes; }
 
 bool infer_node(Node n) {
     const OpSchema& op = n.op();

@@ -14,9 +14,16 @@ inline constexpr int64_t kMaxFoldedElements = 10'000'000;
 // A Loop or TensorIterator is folded only when it runs at most this many iterations.
 inline constexpr int64_t kMaxFoldedIterations = 1024;
 
+// The largest tensor constant folding creates, in bytes (default 2 GiB): a node whose output
+// would be larger stays in the graph unfolded. `mo --max_constant_size` sets it for a conversion.
+inline constexpr int64_t kDefaultMaxFoldedBytes = int64_t{2} << 30;
+MO_API void set_max_folded_bytes(int64_t bytes);
+MO_API int64_t max_folded_bytes();
+
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
 // connected input has a known value (never for Parameters, nor for decompression Converts, nor
-// for a Loop / TensorIterator of more than kMaxFoldedIterations or unknown iterations).
+// for a Loop / TensorIterator of more than kMaxFoldedIterations or unknown iterations, nor for
+// an output above max_folded_bytes()).
 // An eval that throws mo::Error leaves the node unfolded. Returns whether an output changed.
 MO_API bool infer_node(Node node);
 

@@ -9,7 +9,10 @@ namespace mo {
 
 int64_t shape_size(const Shape& s) {
     int64_t n = 1;
-    for (auto d : s) n *= d;
+    for (auto d : s)
+        if (__builtin_mul_overflow(n, d, &n))
+            throw Error("the shape [" + PartialShape(s).to_string() + "] has more elements than 64 bits count", "",
+                        "the model's dimensions are corrupt or hostile");
     return n;
 }
 

@@ -34,6 +34,7 @@ const FlagSpec kFlags[] = {
     {"layout", true, "LAYOUTS", "input layouts: nhwc->nchw (every input) or x(nhwc->nchw),y(nchw): the IR input takes the target layout"},
     {"source_layout", true, "LAYOUTS", "the layout the model reads an input in: nhwc or x(nhwc)"},
     {"target_layout", true, "LAYOUTS", "the layout the IR input takes: nchw or x(nchw)"},
+    {"max_constant_size", true, "BYTES", "largest tensor constant folding may create, e.g. 512M (default 2G); larger results stay as ops"},
     {"compress_to_fp16", false, "[=True|False]", "store f32 weights as f16 plus a decompression Convert (default True)"},
     {"disable_nhwc_to_nchw", false, "", "keep NHWC sources' layout: Transposes around each NCHW-only op instead of the layout change"},
     {"log_level", true, "LEVEL", "ERROR, WARNING (default), INFO or DEBUG"},
@@ -291,6 +292,19 @@ void read_inputs(const GivenFlags& given, ConversionOptions& o) {
     }
 }
 
+// A byte count: digits with an optional K, M or G (binary units), from 1 byte to 1 EiB.
+int64_t parse_byte_size(const std::string& text, const std::string& flag) {
+    const std::string hint = "give a number of bytes, optionally with K, M or G: 512M, 4G";
+    size_t digits = 0;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    const std::string unit = text.substr(digits);
+    const int shift = unit.empty() ? 0 : unit == "K" || unit == "k" ? 10 : unit == "M" || unit == "m" ? 20 : unit == "G" || unit == "g" ? 30 : -1;
+    if (digits == 0 || digits > 12 || shift < 0) throw UsageError("cannot read '" + text + "' as a size", flag, hint);
+    const int64_t value = std::stoll(text.substr(0, digits));
+    if (value < 1 || value > (int64_t{1} << (60 - shift))) throw UsageError("'" + text + "' is out of range", flag, hint);
+    return value << shift;
+}
+
 // MakeStateful or MakeStateful[param_res_names={'a':'b','c':'d'}] (quotes ' or ").
 void parse_transform(const std::string& text, ConversionOptions& o) {
     const std::string hint = "use --transform MakeStateful or MakeStateful[param_res_names={'input':'output'}]";
@@ -354,10 +368,12 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
         if (auto v = find_given(given, flag)) parse_layouts(*v, std::string("--") + flag, o.layouts);
     if (auto v = find_given(given, "batch")) {
         const auto n = parse_values(*v, "--batch");
-        if (n.size() != 1 || n[0] < 1 || n[0] != static_cast<double>(static_cast<int64_t>(n[0])))
+        // Range first: casting a double beyond int64 is undefined.
+        if (n.size() != 1 || !(n[0] >= 1 && n[0] <= 1e9) || n[0] != static_cast<double>(static_cast<int64_t>(n[0])))
             throw UsageError("--batch takes one positive integer, not '" + *v + "'", "command line");
         o.batch = static_cast<int64_t>(n[0]);
     }
+    if (auto v = find_given(given, "max_constant_size")) o.max_constant_bytes = parse_byte_size(*v, "--max_constant_size");
     o.extensions = list_value(given, "extensions");
     if (given.count("extensions") && o.extensions.empty())
         throw UsageError("--extensions needs a value", "command line");

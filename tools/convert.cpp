@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/infer.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "emit/ir_writer.hpp"
@@ -40,6 +41,7 @@ ConversionResult convert(const ConversionOptions& options) {
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))
         throw Error("input model not found", options.input_model, "check the path given to --input_model");
+    set_max_folded_bytes(options.max_constant_bytes);
     Progress::start();
     Progress::phase("start");
     Pipeline pipeline(options);  // declared before the graph, which refers to its op registry

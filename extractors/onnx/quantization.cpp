@@ -7,6 +7,7 @@
 // Clamp precedes Convert: Convert truncates, which matches ONNX only on rounded, in-range values.
 #include <algorithm>
 
+#include "extractors/dequantization.hpp"
 #include "extractors/onnx/conv_common.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
@@ -23,16 +24,6 @@ bool is_zero_constant(const Tensor* v) {
 OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, ElementType t) {
     if (p.type() == t) return p;
     return c.op("Convert", suffix, {p}, {{"destination_type", t}});
-}
-
-// 8-bit weights stay 8-bit in the IR: the Convert of a constant u8 / i8 tensor is marked as
-// decompression, which constant folding leaves alone, so Convert -> Subtract(zero point) ->
-// Multiply(scale) reaches the IR in the form OpenVINO's runtime takes as compressed weights.
-OutPort keep_8bit_weights(const OutPort& converted, const OutPort& source) {
-    if (source.value() && (source.type() == ElementType::u8 || source.type() == ElementType::i8) &&
-        converted.node().is("Convert"))
-        converted.node().rt_info()[kDecompression] = "0";
-    return converted;
 }
 
 // Scale or zero point of a (de)quantize node, shaped to broadcast against `x`: a scalar as is,
@@ -85,13 +76,6 @@ ElementType quantized_type(ExtractContext& c, const OutPort& zp) {
     return t;
 }
 
-// The scale stays f32 under --compress_to_fp16: an f16 scale moves values across rounding
-// boundaries (0.1 would become 0.0999755859375), so the IR would no longer match ONNX exactly.
-OutPort in_f32(const Node& scaling) {
-    scaling.rt_info()[kDisableFp16Compression] = "0";
-    return scaling.out(0);
-}
-
 void quantize_linear(ExtractContext& c) {
     OutPort x = c.input(0), scale = c.input(1);
     require_f32(c, x, "input x");
@@ -112,13 +96,11 @@ void dequantize_linear(ExtractContext& c) {
     const ElementType t = x.type();
     if (t != ElementType::u8 && t != ElementType::i8 && t != ElementType::i32 && t != ElementType::dynamic)
         c.unsupported("input x of type " + std::string(ir_name(t)) + " (uint8, int8 and int32 are supported)");
-    // 8-bit values and their difference are exact in f32; int32 converts as ONNX Runtime does.
-    OutPort y = keep_8bit_weights(to_type(c, "x/f32", x, ElementType::f32), x);
-    if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
-        OutPort zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
-        y = c.op("Subtract", "shifted", {y, zp});
-    }
-    c.set_output(0, in_f32(c.add("Multiply", "", {y, along_axis(c, "x_scale", scale, x)})));
+    // int32 converts as ONNX Runtime does.
+    std::optional<OutPort> zp;
+    if (c.has_input(2) && !is_zero_constant(c.input_value(2)))
+        zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
+    c.set_output(0, dequantized(c, "x", x, zp ? &*zp : nullptr, along_axis(c, "x_scale", scale, x)));
 }
 
 void dynamic_quantize_linear(ExtractContext& c) {

@@ -118,7 +118,7 @@ private:
             graph_->parameters().push_back(p);
             producers_[indices[k]] = p.out(0);
             // A quantized input stays as stored (an int8 Parameter); its consumers read real values.
-            if (auto q = quantization(indices[k], "subgraph input"))
+            if (auto q = quantization(indices[k], "subgraph input in " + path_))
                 producers_[indices[k]] = quantization_node(kDequantizeStored, p.out(0), q, names[k], "dequantized");
             used_names_.insert(names[k]);
         }
@@ -174,19 +174,19 @@ private:
         return producers_[index];
     }
 
-    // The quantization of tensor `index` as the attributes of a quantization node, or null.
+    // The quantization of tensor `index` as the attributes of a quantization node, or null;
+    // `where` (with the file) names the operator or model input that reads or writes it.
     std::shared_ptr<const FrameworkAttributes> quantization(int32_t index, const std::string& where,
                                                             const std::string& producer = {}) const {
         const auto& t = tensor(index, where);
         const std::string name = tensor_name(t, index);
-        const std::string at = where + " in " + path_;
         ElementType type = ElementType::dynamic;
         try {
-            type = element_type(t.type(), at);
+            type = element_type(t.type(), where);
         } catch (const Error&) {
             return nullptr;  // a type mo does not read is reported where it is used
         }
-        return tflite_quantization(t, type, name, at, producer);
+        return tflite_quantization(t, type, name, where, producer);
     }
 
     // A framework node of the quantization domain (tflite_quantization.hpp) reading `src`, named
@@ -271,7 +271,8 @@ private:
                 }
                 producers_[t] = node.out(j);
                 // A quantized output is snapped to its grid; consumers read it by the tensor's name.
-                if (auto q = typed ? quantization(t, where + " ('" + name + "')", node.framework().type) : nullptr) {
+                const std::string at = where + " ('" + name + "', " + node.framework().type + ") in " + path_;
+                if (auto q = typed ? quantization(t, at, node.framework().type) : nullptr) {
                     producers_[t] = quantization_node(kFakeQuantizeTensor, node.out(j), q, node.out(j).names()[0],
                                                       "fake_quantize");
                     producers_[t].names() = std::move(node.out(j).names());
@@ -310,7 +311,7 @@ private:
             const std::string name = tensor_name(tensor(i, "subgraph output"), i);
             if (!src) throw Error("output tensor '" + name + "' is produced by no operator", path_, "re-export the model");
             // A quantized output returns its stored integers, as the model does.
-            if (auto q = quantization(i, "subgraph output")) {
+            if (auto q = quantization(i, "subgraph output in " + path_)) {
                 OutPort stored = quantization_node(kQuantizeOutput, *src, q, name, "quantized");
                 stored.names() = std::move(src->names());
                 src->names().clear();

@@ -192,5 +192,32 @@ TEST(TfliteInt8Refused, CastOfAQuantizedTensorNamesTheTensor) {
     EXPECT_NE(message.find("CAST of the quantized tensor 'x'"), std::string::npos) << message;
 }
 
+TEST(TfliteInt8Refused, DequantizeWithoutQuantizationParametersNamesTheOp) {
+    test::TfliteModelBuilder m;
+    const int x = m.input("x", {2, 2}, TensorType::INT8);
+    const int y = m.tensor("y", {2, 2});
+    m.op(BuiltinOperator::DEQUANTIZE, {x}, {y});
+    m.output(y);
+    const std::string message = refusal(m, "dequantize_raw_int8.tflite");
+    EXPECT_NE(message.find("DEQUANTIZE of a i8 tensor without quantization parameters is not supported"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("node 'y' (DEQUANTIZE"), std::string::npos) << message;
+}
+
+TEST(TfliteInt8Refused, PerChannelScalesThatDoNotMatchTheDimensionAreACorruptModel) {
+    test::TfliteModelBuilder m;
+    const std::vector<int8_t> q{1, 2, 3, 4, 5, 6, 7, 8};
+    const int w = m.constant_bytes("w", {4, 2}, TensorType::INT8, q.data(), q.size());
+    m.quantize(w, {0.1f, 0.2f, 0.3f}, {0, 0, 0}, 0);
+    const int y = m.tensor("y", {4, 2});
+    m.op(BuiltinOperator::DEQUANTIZE, {w}, {y});
+    m.output(y);
+    const std::string message = refusal(m, "scales_mismatch.tflite");
+    EXPECT_NE(message.find("3 quantization scales do not match dimension 0 of the tensor's shape"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("tensor 'w'"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace mo

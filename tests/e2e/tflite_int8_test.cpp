@@ -105,6 +105,12 @@ TEST_P(TfliteInt8, KeepsWeightsAndGivesTheRuntimesOutputsWithinAStep) {
             const Node convert = n.out(0).targets()[0].node();
             EXPECT_TRUE(convert.is("Convert")) << convert.describe();
             EXPECT_EQ(convert.rt_info().count(kDecompression), 1u) << convert.describe();
+            // The stored weights are in the layout their consumer reads: no Transpose or Reshape
+            // of weights at run time.
+            Node user = convert;
+            while ((user == convert || user.is("Subtract") || user.is("Multiply")) && user.out(0).target_count() == 1)
+                user = user.out(0).targets()[0].node();
+            EXPECT_FALSE(user.is("Transpose") || user.is("Reshape")) << user.describe();
         }
         EXPECT_EQ(stored, weights.tensors);
 

@@ -81,7 +81,8 @@ OutPort round_ties_away_from_zero(ExtractContext& c, const OutPort& mean, double
         return c.constant(suffix, Tensor::scalar<float>(static_cast<float>(v)));
     };
     OutPort stored = c.op("Add", "ties/stored", {mean, scalar("ties/zero_point", zero_point * scale)});
-    OutPort away = c.op("Multiply", "ties/nudge", {c.op("Sign", "ties/sign", {stored}), scalar("ties/step", nudge * scale)});
+    OutPort away = c.op("Sign", "ties/sign", {stored});
+    away = c.op("Multiply", "ties/nudge", {away, scalar("ties/step", nudge * scale)});
     return c.op("Add", "ties", {mean, away});
 }
 

@@ -92,7 +92,8 @@ void fake_quantize(ExtractContext& c) {
     const auto [scale, zp] = per_tensor(c, what);
     const OutPort x = c.input(0);
     if (x.type() != ElementType::f32 && x.type() != ElementType::dynamic)
-        c.unsupported(what + " computed in " + std::string(ir_name(x.type())) + " (quantized values are computed in f32)");
+        c.unsupported(what + " computed in " + std::string(ir_name(x.type())) +
+                      " (quantized values are computed in f32)");
     OutPort lo = c.constant("low", Tensor::scalar<float>(static_cast<float>((g.min - zp) * scale)));
     OutPort hi = c.constant("high", Tensor::scalar<float>(static_cast<float>((g.max - zp) * scale)));
     const auto levels = static_cast<int64_t>(g.max - g.min + 1);
@@ -104,10 +105,13 @@ void quantize_output(ExtractContext& c) {
     const std::string what = "the model output " + tensor_of(c);
     const Grid g = grid_of(c, what);
     const auto [scale, zp] = per_tensor(c, what);
-    OutPort y = in_f32(c.add("Divide", "scaled", {c.input(0), c.constant("scale", Tensor::scalar<float>(static_cast<float>(scale)))}));
+    auto scalar = [&](const std::string& suffix, double v) {
+        return c.constant(suffix, Tensor::scalar<float>(static_cast<float>(v)));
+    };
+    OutPort y = in_f32(c.add("Divide", "scaled", {c.input(0), scalar("scale", scale)}));
     // TFLite rounds half away from zero; the value is on its grid already, so this only removes f32 noise.
     y = c.op("Round", "rounded", {y}, {{"mode", std::string("half_away_from_zero")}});
-    if (zp != 0) y = c.op("Add", "plus_zero_point", {y, c.constant("zero_point", Tensor::scalar<float>(static_cast<float>(zp)))});
+    if (zp != 0) y = c.op("Add", "plus_zero_point", {y, scalar("zero_point", zp)});
     y = c.op("Clamp", "saturated", {y}, {{"min", g.min}, {"max", g.max}});
     const std::string storage = c.s("storage", "");
     c.set_output(0, c.op("Convert", "", {y}, {{"destination_type", storage == "i8" ? ElementType::i8

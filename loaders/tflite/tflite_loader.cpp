@@ -309,7 +309,8 @@ private:
         for (int32_t i : *subgraph_->outputs()) {
             auto src = producer(i, "subgraph output");
             const std::string name = tensor_name(tensor(i, "subgraph output"), i);
-            if (!src) throw Error("output tensor '" + name + "' is produced by no operator", path_, "re-export the model");
+            if (!src)
+                throw Error("output tensor '" + name + "' is produced by no operator", path_, "re-export the model");
             // A quantized output returns its stored integers, as the model does.
             if (auto q = quantization(i, "subgraph output in " + path_)) {
                 OutPort stored = quantization_node(kQuantizeOutput, *src, q, name, "quantized");

@@ -30,7 +30,9 @@ class Random {
 public:
     explicit Random(uint32_t seed) : rng_(seed) {}
     double uniform(double lo, double hi) { return lo + (hi - lo) * (static_cast<double>(rng_()) / 4294967296.0); }
-    int64_t integer(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng_() % static_cast<uint32_t>(hi - lo + 1)); }
+    int64_t integer(int64_t lo, int64_t hi) {
+        return lo + static_cast<int64_t>(rng_() % static_cast<uint32_t>(hi - lo + 1));
+    }
 
 private:
     std::mt19937 rng_;
@@ -80,7 +82,8 @@ int bias(TfliteModelBuilder& m, Random& r, const std::string& name, float input_
     std::vector<float> s(w.scales.size());
     for (size_t c = 0; c < s.size(); ++c) s[c] = input_scale * w.scales[c];
     std::vector<int64_t> q(channels);
-    for (size_t c = 0; c < channels; ++c) q[c] = std::llround(r.uniform(-magnitude, magnitude) / s[s.size() == 1 ? 0 : c]);
+    for (size_t c = 0; c < channels; ++c)
+        q[c] = std::llround(r.uniform(-magnitude, magnitude) / s[s.size() == 1 ? 0 : c]);
     const int32_t dims = static_cast<int32_t>(channels);
     const int t = type == TensorType::INT64 ? constant(m, name, {dims}, type, q)
                                             : constant(m, name, {dims}, type, std::vector<int32_t>(q.begin(), q.end()));

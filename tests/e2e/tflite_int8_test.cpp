@@ -38,7 +38,9 @@ std::vector<char> read_bytes(const fs::path& p) {
 
 bool is_8bit(TensorType t) { return t == TensorType::INT8 || t == TensorType::UINT8; }
 
-bool quantized(const tflite::Tensor& t) { return t.quantization() && t.quantization()->scale() && t.quantization()->scale()->size(); }
+bool quantized(const tflite::Tensor& t) {
+    return t.quantization() && t.quantization()->scale() && t.quantization()->scale()->size();
+}
 
 // What the source model stores: its quantized 8-bit constants (weights), their bytes and scales.
 struct SourceWeights {
@@ -100,7 +102,9 @@ TEST_P(TfliteInt8, KeepsWeightsAndGivesTheRuntimesOutputsWithinAStep) {
         // The 8-bit weights are the model's, each read by a Convert marked as decompression.
         size_t stored = 0;
         for (const Node& n : ir->nodes()) {
-            if (!n.is("Constant") || (n.out(0).type() != ElementType::i8 && n.out(0).type() != ElementType::u8)) continue;
+            if (!n.is("Constant")) continue;
+            const ElementType type = n.out(0).type();
+            if (type != ElementType::i8 && type != ElementType::u8) continue;
             ++stored;
             ASSERT_EQ(n.out(0).target_count(), 1u) << n.describe();
             const Node convert = n.out(0).targets()[0].node();
@@ -151,8 +155,9 @@ TEST_P(TfliteInt8, KeepsWeightsAndGivesTheRuntimesOutputsWithinAStep) {
         // The strict IR check, when Python and the shared opsets are there.
         const fs::path opsets = fs::path(MO_SHARED_DIR) / "ir/opsets.json";
         if (fs::exists("/usr/bin/python3") && fs::exists(opsets)) {
-            const auto check = test::run_command("/usr/bin/python3", (fs::path(MO_SOURCE_DIR) / "scripts/check_ir.py").string() +
-                                                                         " --opsets " + opsets.string() + " " + xml.string());
+            const fs::path script = fs::path(MO_SOURCE_DIR) / "scripts/check_ir.py";
+            const auto check = test::run_command("/usr/bin/python3", script.string() + " --opsets " + opsets.string() +
+                                                                         " " + xml.string());
             EXPECT_EQ(check.exit_code, 0) << check.output;
         }
     }
@@ -176,21 +181,26 @@ TEST(TfliteInt8, ConcatenationRequantizesInputsOfOtherGrids) {
     const int y = m.tensor("y", {1, 7}, TensorType::UINT8);
     m.quantize(y, {0.2f}, {50});
     m.op(BuiltinOperator::CONCATENATION, {a, b}, {y}, [](flatbuffers::FlatBufferBuilder& fb) {
-        return std::make_pair(tflite::BuiltinOptions::ConcatenationOptions, tflite::CreateConcatenationOptions(fb, 1).Union());
+        return std::make_pair(tflite::BuiltinOptions::ConcatenationOptions,
+                              tflite::CreateConcatenationOptions(fb, 1).Union());
     });
     m.output(y);
     // a rescales by 0.35 (-3.15, 1.05, 28.35, 85.75: rounded, no ties), b by 2.5 (-250, 10, 385:
     // saturated at both ends).
     const std::vector<uint8_t> qa{1, 13, 91, 255}, qb{0, 104, 254};
+    auto requantized = [](uint8_t q, double zp, double scale) {
+        return static_cast<uint8_t>(std::clamp(std::lround((q - zp) * scale / 0.2) + 50, 0L, 255L));
+    };
     std::vector<uint8_t> want;
-    for (uint8_t q : qa) want.push_back(static_cast<uint8_t>(std::clamp(std::lround((q - 10) * 0.07 / 0.2) + 50, 0L, 255L)));
-    for (uint8_t q : qb) want.push_back(static_cast<uint8_t>(std::clamp(std::lround((q - 100) * 0.5 / 0.2) + 50, 0L, 255L)));
+    for (uint8_t q : qa) want.push_back(requantized(q, 10, 0.07));
+    for (uint8_t q : qb) want.push_back(requantized(q, 100, 0.5));
     test::ScratchDir out("tflite_int8_concat");
     const auto run = test::run_command(MO_BINARY, "--input_model " + m.save("concat_scales.tflite") + " --output_dir " +
                                                       out.path().string() + " --model_name model");
     ASSERT_EQ(run.exit_code, 0) << run.output;
     auto ir = read_ir((out.path() / "model.xml").string(), test::builtin_ops());
-    const auto got = evaluate(*ir, {Tensor::from_vector<uint8_t>(qa, {1, 4}), Tensor::from_vector<uint8_t>(qb, {1, 3})});
+    const auto got =
+        evaluate(*ir, {Tensor::from_vector<uint8_t>(qa, {1, 4}), Tensor::from_vector<uint8_t>(qb, {1, 3})});
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].type(), ElementType::u8);
     EXPECT_EQ(std::vector<uint8_t>(got[0].data<uint8_t>(), got[0].data<uint8_t>() + got[0].size()), want);

@@ -4,6 +4,7 @@
 
 #include "transforms/back/clip_to_clamp.hpp"
 #include "transforms/back/compress_to_f16.hpp"
+#include "transforms/back/compressed_weights_layout.hpp"
 #include "transforms/back/flatten_to_reshape.hpp"
 #include "transforms/back/gemm_to_matmul.hpp"
 #include "transforms/back/make_stateful.hpp"
@@ -57,6 +58,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ClipToClamp>());
     r.add(std::make_unique<NormalizeAxes>());
     r.add(std::make_unique<ReplaceFoldedWithConstants>());
+    r.add(std::make_unique<MoveLayoutIntoCompressedWeights>());
     r.add(std::make_unique<RemoveDeadNodes>());
     r.add(std::make_unique<MakeStateful>());
     r.add(std::make_unique<CompressFloatConstantsToF16>());

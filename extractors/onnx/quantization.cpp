@@ -6,7 +6,9 @@
 //   QLinearMatMul / QLinearConv  the same i32 accumulation (+ bias), then requantized (see below)
 // Clamp precedes Convert: Convert truncates, which matches ONNX only on rounded, in-range values.
 #include <algorithm>
+#include <optional>
 
+#include "extractors/dequantization.hpp"
 #include "extractors/onnx/conv_common.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 #include "extractors/onnx/quantization_common.hpp"
@@ -24,17 +26,6 @@ bool is_zero_constant(const Tensor* v) {
 OutPort to_type(ExtractContext& c, const std::string& suffix, const OutPort& p, ElementType t) {
     if (p.type() == t) return p;
     return c.op("Convert", suffix, {p}, {{"destination_type", t}});
-}
-
-// Low-bit weights stay low-bit in the IR: the Convert of a constant u8 / i8 (or u4 / i4) tensor
-// is marked as decompression, which constant folding leaves alone, so Convert -> Subtract(zero
-// point) -> Multiply(scale) reaches the IR in the form OpenVINO's runtime takes as compressed
-// weights.
-OutPort keep_8bit_weights(const OutPort& converted, const OutPort& source) {
-    const ElementType t = source.type();
-    const bool low_bit = t == ElementType::u8 || t == ElementType::i8 || t == ElementType::u4 || t == ElementType::i4;
-    if (source.value() && low_bit && converted.node().is("Convert")) converted.node().rt_info()[kDecompression] = "0";
-    return converted;
 }
 
 // Scale or zero point of a (de)quantize node, shaped to broadcast against `x`: a scalar as is,
@@ -85,13 +76,6 @@ ElementType quantized_type(ExtractContext& c, const OutPort& zp) {
     if (t != ElementType::u8 && t != ElementType::i8)
         c.unsupported("a zero point of type " + std::string(ir_name(t)) + " (uint8 and int8 are supported)");
     return t;
-}
-
-// The scale stays f32 under --compress_to_fp16: an f16 scale moves values across rounding
-// boundaries (0.1 would become 0.0999755859375), so the IR would no longer match ONNX exactly.
-OutPort in_f32(const Node& scaling) {
-    scaling.rt_info()[kDisableFp16Compression] = "0";
-    return scaling.out(0);
 }
 
 void quantize_linear(ExtractContext& c) {
@@ -161,12 +145,10 @@ void dequantize_linear(ExtractContext& c) {
         return;
     }
     // Values up to 16 bits and their difference are exact in f32; int32 converts as ONNX Runtime does.
-    OutPort y = keep_8bit_weights(to_type(c, "x/f32", x, ElementType::f32), x);
-    if (c.has_input(2) && !is_zero_constant(c.input_value(2))) {
-        OutPort zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
-        y = c.op("Subtract", "shifted", {y, zp});
-    }
-    c.set_output(0, in_f32(c.add("Multiply", "", {y, along_axis(c, "x_scale", scale, x)})));
+    std::optional<OutPort> zp;
+    if (c.has_input(2) && !is_zero_constant(c.input_value(2)))
+        zp = to_type(c, "x_zero_point/f32", along_axis(c, "x_zero_point", c.input(2), x), ElementType::f32);
+    c.set_output(0, dequantized(c, "x", x, zp ? &*zp : nullptr, along_axis(c, "x_scale", scale, x)));
 }
 
 // DynamicQuantizeLinear's uint8 parameters of x: scale = (max(0, max x) - min(0, min x)) / 255

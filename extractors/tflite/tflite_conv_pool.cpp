@@ -1,5 +1,7 @@
 // CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between
 // Transposes) and FULLY_CONNECTED.
+#include <algorithm>
+
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
@@ -67,12 +69,32 @@ void depthwise_conv_2d(ExtractContext& c) {
     finish_conv(c, c.op("GroupConvolution", "conv", {x, w}, window_attrs(c, true)));
 }
 
+// TFLite's quantized AVERAGE_POOL_2D rounds the mean of the stored integers half away from
+// zero, the FakeQuantize after it half to even. Moving the mean by 1 / (4 · count) steps (at
+// most 0.01) away from the stored zero (real value -zp · scale) takes exact ties TFLite's way:
+// any other mean of `count` integers is at least 1 / (2 · count) steps from a tie, and the f32
+// rounding of the mean stays below 1e-5 steps.
+OutPort round_ties_away_from_zero(ExtractContext& c, const OutPort& mean, double scale, double zero_point,
+                                  int64_t count) {
+    const double nudge = std::min(0.01, 1.0 / (4.0 * static_cast<double>(count)));
+    auto scalar = [&](const std::string& suffix, double v) {
+        return c.constant(suffix, Tensor::scalar<float>(static_cast<float>(v)));
+    };
+    OutPort stored = c.op("Add", "ties/stored", {mean, scalar("ties/zero_point", zero_point * scale)});
+    OutPort away = c.op("Sign", "ties/sign", {stored});
+    away = c.op("Multiply", "ties/nudge", {away, scalar("ties/step", nudge * scale)});
+    return c.op("Add", "ties", {mean, away});
+}
+
 void pool_2d(ExtractContext& c, bool max) {
     AttrMap a = window_attrs(c, false);
-    a["kernel"] = std::vector<int64_t>{c.i("filter_height"), c.i("filter_width")};
+    const int64_t fh = c.i("filter_height"), fw = c.i("filter_width");
+    a["kernel"] = std::vector<int64_t>{fh, fw};
     tf_family::add_pool_attrs(a, max);
     OutPort x = transpose(c, "to_nchw", c.input(0), kToNchw);
     OutPort y = c.op(max ? "MaxPool" : "AvgPool", "pool", {x}, a);
+    if (auto q = tflite_output_quantization(c, 0); q && !max)
+        y = round_ties_away_from_zero(c, y, q->first, q->second, fh * fw);
     y = tflite_activation(c, y, "activation");
     c.set_output(0, transpose(c, "", y, kToNhwc));
 }

@@ -7,6 +7,7 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_elementwise(r);
     register_tflite_shape(r);
     register_tflite_slice_gather(r);
+    register_tflite_quantization(r);
 }
 
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {

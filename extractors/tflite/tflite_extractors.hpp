@@ -4,6 +4,9 @@
 // change (transforms/middle/layout_change.hpp) moves those Transposes until they cancel.
 #pragma once
 
+#include <optional>
+#include <utility>
+
 #include "extractors/extract_context.hpp"
 #include "extractors/extractor_registry.hpp"
 
@@ -15,6 +18,10 @@ void register_tflite_conv_pool(ExtractorRegistry& r);    // CONV_2D, DEPTHWISE_C
 void register_tflite_elementwise(ExtractorRegistry& r);  // arithmetic and activations
 void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATION, PAD, reductions, ...
 void register_tflite_slice_gather(ExtractorRegistry& r); // slices, splits, GATHER, PACK, ARG_MAX, ...
+void register_tflite_quantization(ExtractorRegistry& r); // quantized tensors, QUANTIZE, DEQUANTIZE
+
+// (scale, zero point) of output j when the loader quantized it (per tensor), else nullopt.
+std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j);
 
 // The operator's fused_activation_function applied to `x` (NONE: x itself).
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix);

@@ -1,5 +1,5 @@
 // RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, CONCATENATION, PAD / PADV2 / MIRROR_PAD, the
-// reductions, SOFTMAX, the resizes and DEQUANTIZE (float16 weights), all in the source layout.
+// reductions, SOFTMAX and the resizes, all in the source layout.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
@@ -37,13 +37,6 @@ void resize(ExtractContext& c, bool bilinear) {
     tf_family::resize(c, bilinear, c.i("align_corners", 0) != 0, c.i("half_pixel_centers", 0) != 0);
 }
 
-void dequantize(ExtractContext& c) {
-    const ElementType in = c.input(0).type();
-    if (in != ElementType::f16 && in != ElementType::bf16)
-        c.unsupported("DEQUANTIZE of " + std::string(ir_name(in)) + " (quantized models are not read yet)");
-    c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", ElementType::f32}}));
-}
-
 }  // namespace
 
 void register_tflite_shape(ExtractorRegistry& r) {
@@ -63,7 +56,6 @@ void register_tflite_shape(ExtractorRegistry& r) {
     r.add({"tflite", "", "REDUCE_MAX", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});
     r.add({"tflite", "", "REDUCE_MIN", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMin"); }});
     r.add({"tflite", "", "SOFTMAX", 1, INT64_MAX, softmax});
-    r.add({"tflite", "", "DEQUANTIZE", 1, INT64_MAX, dequantize});
     // The loader densified the sparse constant already.
     r.add({"tflite", "", "DENSIFY", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
     r.add({"tflite", "", "RESIZE_BILINEAR", 1, INT64_MAX, [](ExtractContext& c) { resize(c, true); }});

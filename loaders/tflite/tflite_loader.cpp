@@ -8,6 +8,7 @@
 #include "core/mapped_file.hpp"
 #include "loaders/input_overrides.hpp"
 #include "loaders/tflite/tflite_attributes.hpp"
+#include "loaders/tflite/tflite_quantization.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 #include "loaders/tflite/tflite_sparse.hpp"
 
@@ -116,6 +117,9 @@ private:
             p.out(0).names() = {names[k]};
             graph_->parameters().push_back(p);
             producers_[indices[k]] = p.out(0);
+            // A quantized input stays as stored (an int8 Parameter); its consumers read real values.
+            if (auto q = quantization(indices[k], "subgraph input in " + path_))
+                producers_[indices[k]] = quantization_node(kDequantizeStored, p.out(0), q, names[k], "dequantized");
             used_names_.insert(names[k]);
         }
     }
@@ -151,21 +155,56 @@ private:
         if (!shape.is_static()) throw Error("a constant tensor has a dynamic shape", at, "re-export the model");
         const ElementType type = element_type(t.type(), at);
         const Shape s = shape.to_shape();
+        Tensor value;
         if (t.sparsity()) {  // densified now: DENSIFY then passes it on
-            Node c = graph_->add_constant(unique(name), densify_tflite(*t.sparsity(), type, s, bytes, at));
-            c.out(0).names() = {name};
-            producers_[index] = c.out(0);
-            return c.out(0);
+            value = densify_tflite(*t.sparsity(), type, s, bytes, at);
+        } else {
+            if (byte_size(type, static_cast<size_t>(shape_size(s))) != bytes.size())
+                throw Error("the buffer holds " + std::to_string(bytes.size()) + " bytes, the shape and type need " +
+                                std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
+                            at, "the model is corrupt; re-export it");
+            value = Tensor(type, s, std::make_shared<ViewBuffer>(file_, bytes.data(), bytes.size()));
         }
-        if (byte_size(type, static_cast<size_t>(shape_size(s))) != bytes.size())
-            throw Error("the buffer holds " + std::to_string(bytes.size()) + " bytes, the shape and type need " +
-                            std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
-                        at, "the model is corrupt; re-export it");
-        auto view = std::make_shared<ViewBuffer>(file_, bytes.data(), bytes.size());
-        Node c = graph_->add_constant(unique(name), Tensor(type, s, std::move(view)));
+        Node c = graph_->add_constant(unique(name), std::move(value));
         c.out(0).names() = {name};
         producers_[index] = c.out(0);
-        return c.out(0);
+        // A quantized constant stays as stored; its consumers read real values.
+        if (auto q = quantization(index, where))
+            producers_[index] = quantization_node(kDequantizeStored, c.out(0), q, name, "dequantized");
+        return producers_[index];
+    }
+
+    // The quantization of tensor `index` as the attributes of a quantization node, or null;
+    // `where` (with the file) names the operator or model input that reads or writes it.
+    std::shared_ptr<const FrameworkAttributes> quantization(int32_t index, const std::string& where,
+                                                            const std::string& producer = {}) const {
+        const auto& t = tensor(index, where);
+        const std::string name = tensor_name(t, index);
+        ElementType type = ElementType::dynamic;
+        try {
+            type = element_type(t.type(), where);
+        } catch (const Error&) {
+            return nullptr;  // a type mo does not read is reported where it is used
+        }
+        return tflite_quantization(t, type, name, where, producer);
+    }
+
+    // A framework node of the quantization domain (tflite_quantization.hpp) reading `src`, named
+    // <tensor>/<suffix>.
+    OutPort quantization_node(const char* type, const OutPort& src, std::shared_ptr<const FrameworkAttributes> q,
+                              const std::string& tensor, const std::string& suffix) {
+        Node n = graph_->add_node("FrameworkNode", unique(tensor + "/" + suffix));
+        FrameworkInfo& fw = n.framework();
+        fw.framework = "tflite";
+        fw.domain = kTfliteQuantizationDomain;
+        fw.type = type;
+        fw.opset = 1;
+        fw.attributes = std::move(q);
+        n.set_input_count(1);
+        n.set_output_count(1);
+        n.in(0).connect(src);
+        n.out(0).set_type_and_shape(ElementType::f32, src.shape());
+        return n.out(0);
     }
 
     std::string unique(const std::string& base) {
@@ -224,12 +263,21 @@ private:
                 node.out(j).names() = {tensor_name(out, t)};
                 // The declared type and shape, for extractors that need them (CAST); inference
                 // recomputes both once the node is extracted.
+                bool typed = true;
                 try {
                     node.out(j).set_type_and_shape(element_type(out.type(), where), shape_of(out));
                 } catch (const Error&) {
-                    // a type mo does not read: reported if an extractor ever needs it
+                    typed = false;  // a type mo does not read: reported if an extractor ever needs it
                 }
                 producers_[t] = node.out(j);
+                // A quantized output is snapped to its grid; consumers read it by the tensor's name.
+                const std::string at = where + " ('" + name + "', " + node.framework().type + ") in " + path_;
+                if (auto q = typed ? quantization(t, at, node.framework().type) : nullptr) {
+                    producers_[t] = quantization_node(kFakeQuantizeTensor, node.out(j), q, node.out(j).names()[0],
+                                                      "fake_quantize");
+                    producers_[t].names() = std::move(node.out(j).names());
+                    node.out(j).names().clear();
+                }
             }
             nodes.push_back(node);
         }
@@ -241,6 +289,11 @@ private:
             for (uint32_t j = 0; j < op.inputs()->size(); ++j) {
                 const int32_t t = op.inputs()->Get(j);
                 if (t < 0) continue;  // an absent optional input
+                // The graph carries a quantized tensor's real values; CAST would need its integers.
+                if (nodes[i].framework().type == "CAST" && quantization(t, where))
+                    throw Error("CAST of the quantized tensor '" + tensor_name(tensor(t, where), t) +
+                                    "' (it converts the stored integers, not the real values) is not supported",
+                                where, "see docs/tflite.md for the supported quantized models");
                 auto src = producer(t, where);
                 if (!src)
                     throw Error("input tensor '" + tensor_name(tensor(t, where), t) +
@@ -256,7 +309,15 @@ private:
         for (int32_t i : *subgraph_->outputs()) {
             auto src = producer(i, "subgraph output");
             const std::string name = tensor_name(tensor(i, "subgraph output"), i);
-            if (!src) throw Error("output tensor '" + name + "' is produced by no operator", path_, "re-export the model");
+            if (!src)
+                throw Error("output tensor '" + name + "' is produced by no operator", path_, "re-export the model");
+            // A quantized output returns its stored integers, as the model does.
+            if (auto q = quantization(i, "subgraph output in " + path_)) {
+                OutPort stored = quantization_node(kQuantizeOutput, *src, q, name, "quantized");
+                stored.names() = std::move(src->names());
+                src->names().clear();
+                src = stored;
+            }
             Node r = graph_->add_op("Result", name + "/sink_port_0", {*src});
             graph_->results().push_back(r);
         }

@@ -5,7 +5,8 @@
 // flatbuffers verifier before anything is read. Constant tensors become Constants whose data are
 // views of the mapped file; the subgraph's inputs become Parameters (shape_signature -1 =
 // dynamic), its outputs Results. Tensor names name the ports; an operator takes the name of its
-// first output tensor.
+// first output tensor. A quantized tensor gets a framework node of domain "quantization" that
+// makes its real values (tflite_quantization.hpp).
 #pragma once
 
 #include <memory>

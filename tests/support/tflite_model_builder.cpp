@@ -12,8 +12,8 @@ int TfliteModelBuilder::tensor(const std::string& name, std::vector<int32_t> sha
     return static_cast<int>(tensors_.size() - 1);
 }
 
-int TfliteModelBuilder::input(const std::string& name, std::vector<int32_t> shape) {
-    int t = tensor(name, std::move(shape));
+int TfliteModelBuilder::input(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type) {
+    int t = tensor(name, std::move(shape), type);
     inputs_.push_back(t);
     return t;
 }
@@ -36,6 +36,20 @@ int TfliteModelBuilder::constant_i32(const std::string& name, std::vector<int32_
     int t = tensor(name, std::move(shape), tflite::TensorType::INT32);
     tensors_.back().buffer = static_cast<uint32_t>(add_buffer(values.data(), values.size() * sizeof(int32_t)));
     return t;
+}
+
+int TfliteModelBuilder::constant_bytes(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type,
+                                       const void* data, size_t size) {
+    int t = tensor(name, std::move(shape), type);
+    tensors_.back().buffer = static_cast<uint32_t>(add_buffer(data, size));
+    return t;
+}
+
+void TfliteModelBuilder::quantize(int tensor, std::vector<float> scale, std::vector<int64_t> zero_point, int32_t axis) {
+    auto& t = tensors_.at(static_cast<size_t>(tensor));
+    t.scale = std::move(scale);
+    t.zero_point = std::move(zero_point);
+    t.quantized_dimension = axis;
 }
 
 int TfliteModelBuilder::sparse_constant(const std::string& name, std::vector<int32_t> shape,
@@ -85,8 +99,14 @@ std::vector<uint8_t> TfliteModelBuilder::bytes() const {
                                                         t.block_map.empty() ? 0 : fb.CreateVector(t.block_map),
                                                         fb.CreateVector(dims));
         }
-        tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name), 0,
-                                               false, sparsity));
+        flatbuffers::Offset<tflite::QuantizationParameters> quantization = 0;
+        if (!t.scale.empty())
+            quantization = tflite::CreateQuantizationParameters(fb, 0, 0, fb.CreateVector(t.scale),
+                                                                fb.CreateVector(t.zero_point),
+                                                                tflite::QuantizationDetails::NONE, 0,
+                                                                t.quantized_dimension);
+        tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name),
+                                               quantization, false, sparsity));
     }
     // One operator code per op, in op order (simple, and valid: codes may repeat).
     std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes;

@@ -24,9 +24,15 @@ class TfliteModelBuilder {
 public:
     // A tensor without data (an operator's output); returns its index.
     int tensor(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
-    int input(const std::string& name, std::vector<int32_t> shape);
+    int input(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
     int constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
     int constant_i32(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& values);
+    // A constant of any type from its raw little-endian bytes.
+    int constant_bytes(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type,
+                       const void* data, size_t size);
+    // Linear quantization of a tensor: real = scale · (q - zero_point), per tensor (one scale) or
+    // per channel along `axis`.
+    void quantize(int tensor, std::vector<float> scale, std::vector<int64_t> zero_point, int32_t axis = 0);
     // One dimension of a sparse constant: DENSE with its size, or SPARSE_CSR with segments and indices.
     struct SparseDim {
         int32_t dense_size = 0;
@@ -55,6 +61,10 @@ private:
         // Sparsity, when the tensor has it.
         std::vector<int32_t> traversal_order, block_map;
         std::vector<SparseDim> dims;
+        // Quantization, when scale is not empty.
+        std::vector<float> scale;
+        std::vector<int64_t> zero_point;
+        int32_t quantized_dimension = 0;
     };
     struct OpDef {
         int32_t builtin;

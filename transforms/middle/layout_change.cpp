@@ -196,6 +196,27 @@ bool through_interpolate(Graph& g, const Node& op, size_t k, const OutPort& x, c
     return true;
 }
 
+// FakeQuantize's ranges (inputs 1-4) broadcast against x: a single value is layout-free, others
+// are permuted like an elementwise operand.
+bool through_fake_quantize(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+    if (k != 0) return false;
+    std::vector<OutPort> ranges;
+    for (size_t i = 1; i < 5; ++i) {
+        const OutPort src = op.in(i).src();
+        if (const Tensor* v = src.value(); v && v->size() == 1 && v->shape().size() <= p.size()) {
+            ranges.push_back(src);
+            continue;
+        }
+        auto range = operand_in_new_layout(g, src, p, op.name() + "/range" + std::to_string(i));
+        if (!range) return false;
+        ranges.push_back(*range);
+    }
+    op.in(0).connect(x);
+    for (size_t i = 1; i < 5; ++i) op.in(i).connect(ranges[i - 1]);
+    transpose_after(g, op, p);
+    return true;
+}
+
 // ShapeOf(Transpose(x, p)) = Gather(ShapeOf(x), p): the shape is read in the source order
 // without moving the data. The Transpose stays for its other consumers, if any.
 bool through_shape_of(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
@@ -232,6 +253,7 @@ const std::map<std::string, Handler, std::less<>>& handlers() {
         t["Pad"] = through_pad;
         t["Interpolate"] = through_interpolate;
         t["ShapeOf"] = through_shape_of;
+        t["FakeQuantize"] = through_fake_quantize;
         return t;
     }();
     return table;

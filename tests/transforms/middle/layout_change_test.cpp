@@ -46,6 +46,24 @@ TEST(LayoutChange, TransposesCancelThroughActivationsConstantsAndAxes) {
     EXPECT_EQ(t->results()[0].in(0).src().names(), std::vector<std::string>{"y"});
 }
 
+TEST(LayoutChange, TransposesMoveThroughFakeQuantizeWithSingleOrPerChannelRanges) {
+    // NHWC x -> [to NCHW] Relu [to NHWC] -> FakeQuantize(single range) -> FakeQuantize(ranges [C])
+    // -> [to NCHW] Sigmoid [to NHWC] -> y
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {1, 2, 3, 4}, "x");
+    auto relu = t.op("Relu", {transpose(t, x, kToNchw, "t1")}, {}, "relu");
+    auto lo = t.constant<float>({-1.f}, {}, "lo"), hi = t.constant<float>({2.f}, {}, "hi");
+    auto fq1 = t.op("FakeQuantize", {transpose(t, relu, kToNhwc, "t2"), lo, hi, lo, hi}, {{"levels", int64_t{7}}}, "fq1");
+    auto los = t.constant<float>({0.f, -1.f, 0.f, -2.f}, {4}, "los"), his = t.constant<float>({1.f, 2.f, 3.f, 4.f}, {4}, "his");
+    auto fq2 = t.op("FakeQuantize", {fq1, los, his, los, his}, {{"levels", int64_t{5}}}, "fq2");
+    auto sigmoid = t.op("Sigmoid", {transpose(t, fq2, kToNchw, "t3")}, {}, "sigmoid");
+    t.output(transpose(t, sigmoid, kToNhwc, "t4"), "out");
+    auto r = run(t, {{"x", test::ramp({1, 2, 3, 4}, -3.f, 3.f)}});
+    EXPECT_TRUE(r.changed);
+    EXPECT_LE(r.max_abs_diff, 1e-6);
+    EXPECT_EQ(count(t.graph(), "Transpose"), 0);
+}
+
 TEST(LayoutChange, ConcatPadAndReduceTakeThePermutedAxes) {
     // NCHW a, b -> [to NHWC] -> Concat(axis 3) -> Pad(H and W) -> ReduceMean(H, W) -> y [1, 6]
     TestGraph t;

@@ -271,6 +271,29 @@ def fused_gemm(rng, activation, attrs):
     return m, [rng.standard_normal([3, 5]).astype(np.float32)]
 
 
+def qgemm(rng, quantized_output):
+    """QGemm: uint8 A [3, 8] (model input) times int8 B [5, 8] (transB) with per-column scales and
+    zero points, int32 bias C, alpha 0.5; uint8 output with y_scale / y_zero_point, or f32."""
+    inits = [numpy_helper.from_array(np.array(0.03, dtype=np.float32), "a_scale"),
+             numpy_helper.from_array(np.array(120, dtype=np.uint8), "a_zero_point"),
+             numpy_helper.from_array(rng.integers(-128, 128, [5, 8]).astype(np.int8), "b"),
+             numpy_helper.from_array((0.01 + 0.01 * rng.random(5)).astype(np.float32), "b_scale"),
+             numpy_helper.from_array(np.zeros(5, dtype=np.int8), "b_zero_point"),
+             numpy_helper.from_array(rng.integers(-2000, 2000, [5]).astype(np.int32), "c")]
+    names = ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "c"]
+    if quantized_output:
+        inits += [numpy_helper.from_array(np.array(0.02, dtype=np.float32), "y_scale"),
+                  numpy_helper.from_array(np.array(128, dtype=np.uint8), "y_zero_point")]
+        names += ["y_scale", "y_zero_point"]
+    node = helper.make_node("QGemm", names, ["y"], domain="com.microsoft", transB=1, alpha=0.5)
+    out_type = TensorProto.UINT8 if quantized_output else TensorProto.FLOAT
+    m = helper.make_model(helper.make_graph([node], "qgemm", [helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 8])],
+                                            [helper.make_tensor_value_info("y", out_type, None)], initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, [rng.integers(0, 256, [3, 8]).astype(np.uint8)]
+
+
 def contrib_range():
     """com.microsoft Range(start, limit) without delta (default 1): limit is the model input."""
     node = helper.make_node("Range", ["start", "limit"], ["y"], domain="com.microsoft")
@@ -378,7 +401,9 @@ def main():
                               ("FusedConv_clip", fused_conv(rng, "Clip", [-0.5, 0.7], with_sum=False)),
                               ("FusedConv_hard_sigmoid", fused_conv(rng, "HardSigmoid", [0.3, 0.4], with_sum=False)),
                               ("FusedGemm", fused_gemm(rng, "LeakyRelu", {"activation_alpha": 0.2})),
-                              ("FusedGemm_tanh", fused_gemm(rng, "Tanh", {}))):
+                              ("FusedGemm_tanh", fused_gemm(rng, "Tanh", {})),
+                              ("QGemm", qgemm(rng, quantized_output=True)),
+                              ("QGemm_float", qgemm(rng, quantized_output=False))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

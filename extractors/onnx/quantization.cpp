@@ -200,8 +200,9 @@ OutPort shifted_i32(ExtractContext& c, const std::string& name, const OutPort& x
 
 // The i32 product of MatMulInteger / QLinearMatMul: (i32(A) - i32(a_zp)) x (i32(B) - i32(b_zp)),
 // with A, B and their zero points the ONNX node's inputs a, b, a_zp, b_zp.
+// With `transpose_b` (QGemm's transB), B is [N, K] and a 1D b_zero_point holds one value per row.
 OutPort integer_matmul(ExtractContext& c, const std::string& suffix, size_t a_in, size_t a_zp, size_t b_in,
-                       size_t b_zp) {
+                       size_t b_zp, bool transpose_b = false) {
     OutPort a = c.input(a_in), b = c.input(b_in);
     require_8bit(c, a, "input A");
     require_8bit(c, b, "input B");
@@ -213,8 +214,11 @@ OutPort integer_matmul(ExtractContext& c, const std::string& suffix, size_t a_in
         if (zp_rank != 1 || a_rank < 2) return zp;
         return c.op("Unsqueeze", "A_zero_point/per_row", {zp, c.i64s("A_zero_point/axis", {1})});
     });
-    OutPort b_shifted = shifted_i32(c, "B", b, b_zp, [](const OutPort& zp) { return zp; });
-    return c.op("MatMul", suffix, {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", false}});
+    OutPort b_shifted = shifted_i32(c, "B", b, b_zp, [&](const OutPort& zp) {
+        if (!transpose_b || ExtractContext::rank_of(zp) != 1) return zp;
+        return c.op("Unsqueeze", "B_zero_point/per_row", {zp, c.i64s("B_zero_point/axis", {1})});
+    });
+    return c.op("MatMul", suffix, {a_shifted, b_shifted}, {{"transpose_a", false}, {"transpose_b", transpose_b}});
 }
 
 void matmul_integer(ExtractContext& c) { c.set_output(0, integer_matmul(c, "", 0, 2, 1, 3)); }
@@ -343,6 +347,47 @@ void qlinear_matmul(ExtractContext& c) {
     requantize(c, acc, c.input(1), c.input(4), c.input(6), 7);
 }
 
+// ONNX Runtime's com.microsoft QGemm(A, a_scale, a_zero_point, B, b_scale, b_zero_point, C?,
+// y_scale?, y_zero_point?; alpha, transA, transB): alpha · (A - a_zp)(B - b_zp) · a_scale ·
+// b_scale, C an int32 bias in the product's scale added to the accumulator; quantized with
+// y_scale / y_zero_point when they are given (a requantization as QLinearMatMul's), else f32.
+// a per tensor; b per tensor or per column (per row of B with transB).
+void qgemm(ExtractContext& c) {
+    if (c.i("transA", 0) != 0) c.unsupported("transA=1");
+    for (size_t i : {1u, 4u}) require_f32(c, c.input(i), "the scale input " + std::to_string(i));
+    require_single(c, c.input(1), "an a_scale");
+    if (c.has_input(2)) require_single(c, c.input(2), "an a_zero_point");
+    for (size_t i : {4u, 5u})
+        if (c.has_input(i) && ExtractContext::rank_of(c.input(i)) > 1) c.unsupported("a b_scale or b_zero_point of rank above 1");
+    const bool transpose_b = c.i("transB", 0) != 0;
+    OutPort acc = integer_matmul(c, "acc", 0, 2, 3, 5, transpose_b);
+    if (c.has_input(6)) {
+        if (c.input(6).type() != ElementType::i32 && c.input(6).type() != ElementType::dynamic)
+            c.fail("the bias C must be int32, it is " + std::string(ir_name(c.input(6).type())));
+        acc = c.op("Add", "acc/biased", {acc, c.input(6)});
+    }
+    // b_scale [N] scales the output's columns, with transB or not.
+    OutPort scale = in_f32(c.add("Multiply", "multiplier/product", {c.input(1), c.input(4)}));
+    if (const double alpha = c.f("alpha", 1.0); alpha != 1.0)
+        scale = in_f32(c.add("Multiply", "multiplier/alpha", {scale, c.scalar_like("alpha", alpha, scale)}));
+    OutPort product = to_type(c, "acc/f32", acc, ElementType::f32);
+    if (!c.has_input(7)) {
+        c.set_output(0, in_f32(c.add("Multiply", "", {product, scale})));
+        return;
+    }
+    require_f32(c, c.input(7), "y_scale");
+    require_single(c, c.input(7), "a y_scale");
+    OutPort q = in_f32(c.add("Multiply", "scaled", {product, in_f32(c.add("Divide", "multiplier", {scale, c.input(7)}))}));
+    if (!c.has_input(8)) {
+        c.set_output(0, saturate_round(c, q, nullptr, ElementType::u8));
+        return;
+    }
+    require_single(c, c.input(8), "a y_zero_point");
+    const ElementType type = quantized_type(c, c.input(8));
+    OutPort zp = to_type(c, "y_zero_point/f32", c.input(8), ElementType::f32);
+    c.set_output(0, saturate_round(c, q, is_zero_constant(c.input_value(8)) ? nullptr : &zp, type));
+}
+
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B (int32).
 // w_scale / w_zero_point may be per output channel ([M]).
 void qlinear_conv(ExtractContext& c) {
@@ -428,6 +473,7 @@ void register_onnx_quantization(ExtractorRegistry& r) {
     r.add({"onnx", "", "MatMulInteger", 10, INT64_MAX, matmul_integer});
     r.add({"onnx", "com.microsoft", "MatMulIntegerToFloat", 1, INT64_MAX, matmul_integer_to_float});
     r.add({"onnx", "com.microsoft", "DynamicQuantizeMatMul", 1, INT64_MAX, dynamic_quantize_matmul});
+    r.add({"onnx", "com.microsoft", "QGemm", 1, INT64_MAX, qgemm});
     r.add({"onnx", "", "ConvInteger", 10, INT64_MAX, conv_integer});
     r.add({"onnx", "", "QLinearMatMul", 10, 20, qlinear_matmul});
     r.add({"onnx", "", "QLinearConv", 10, INT64_MAX, qlinear_conv});

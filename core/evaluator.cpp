@@ -92,7 +92,7 @@ std::vector<Tensor> run_node(Node n, const std::vector<Tensor>& inputs) {
     if (op.type == "Constant") {
         const Tensor* v = n.out(0).value();
         if (!v) throw Error("constant has no value", n.describe(), "the model is malformed");
-        return {*v};
+        return {v->aligned()};  // the consumers' evals read values through data<T>()
     }
     if (op.type == "Parameter")
         throw Error("a Parameter that is not among the model's inputs feeds an output", n.describe(),

@@ -85,7 +85,7 @@ void fold(Node n) {
         if (!src) continue;
         const Tensor* v = src->value();
         if (!v) foldable = false;
-        else inputs[i] = *v;
+        else inputs[i] = v->aligned();
         all_constant &= src->node().is("Constant");
     }
     if (foldable && !all_constant) {

@@ -2,6 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
 #include "core/error.hpp"
 #include "core/float16.hpp"
 #include "core/low_bit.hpp"
@@ -76,9 +80,18 @@ std::byte* Tensor::mutable_bytes() {
     return const_cast<OwnedBuffer*>(owned)->mutable_data();
 }
 
+Tensor Tensor::aligned() const {
+    const size_t alignment = std::min<size_t>(std::max<size_t>(bit_width(type_) / 8, 1), alignof(std::max_align_t));
+    if (!buffer_ || reinterpret_cast<uintptr_t>(bytes()) % alignment == 0) return *this;
+    Tensor copy = allocate(type_, shape_);  // operator new's alignment suits every element type
+    std::memcpy(copy.mutable_bytes(), bytes(), byte_size());
+    return copy;
+}
+
 namespace {
 template <typename To, typename F>
-void visit_values(const Tensor& t, F&& sink) {
+void visit_values(const Tensor& unaligned, F&& sink) {
+    const Tensor t = unaligned.aligned();
     size_t n = t.size();
     switch (t.type()) {
 #define MO_CASE(ET, CT) \

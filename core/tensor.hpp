@@ -126,6 +126,11 @@ public:
     std::vector<double> to_f64() const;
     // A tensor with the same bytes and another shape of the same element count.
     Tensor reshaped(Shape shape) const;
+    // This tensor when its bytes are aligned for its element type, else a copy that is. A view
+    // into a protobuf or flatbuffer may start at any byte, and reading its values through
+    // data<T>() would dereference a misaligned pointer: code that reads values (folding,
+    // evaluation, to_i64 / to_f64) goes through here, the emitter copies bytes as they are.
+    Tensor aligned() const;
     // Element-wise conversion to another type (integral <-> float, f16/bf16 included).
     Tensor convert(ElementType to) const;
 

@@ -397,9 +397,11 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
     if (req.validation.enabled && req.options.make_stateful)
         throw UsageError("--validate cannot compare a stateful IR with the source model (their inputs differ)",
                          "command line", "validate the conversion without --transform MakeStateful");
-    // Validation flags do not change the IR, so they stay out of its conversion parameters.
+    // Flags that do not change the IR stay out of its conversion parameters: validation, and
+    // where the IR goes and how much is logged (the same model gives the same bytes wherever
+    // and however it is converted).
     for (const auto& [k, v] : given)
-        if (k.rfind("validate", 0) != 0) req.options.cli_parameters.emplace_back(k, v);
+        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level") req.options.cli_parameters.emplace_back(k, v);
     return req;
 }
 

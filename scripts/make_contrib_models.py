@@ -403,7 +403,8 @@ def main():
                               ("FusedGemm", fused_gemm(rng, "LeakyRelu", {"activation_alpha": 0.2})),
                               ("FusedGemm_tanh", fused_gemm(rng, "Tanh", {})),
                               ("QGemm", qgemm(rng, quantized_output=True)),
-                              ("QGemm_float", qgemm(rng, quantized_output=False))):
+                              ("QGemm_float", qgemm(rng, quantized_output=False)),
+                              ("MatMulNBits_2bit", matmul_nbits(rng, with_zero_points=True, bits=2, k=96))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

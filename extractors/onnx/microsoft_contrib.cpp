@@ -3,7 +3,7 @@
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
 // SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
-// FusedMatMul, MatMulNBits (4- and 8-bit weights kept low-bit in the IR),
+// FusedMatMul, MatMulNBits (2-, 4- and 8-bit weights kept low-bit in the IR),
 // EmbedLayerNormalization, and the contrib copies of Trilu and GatherND. The attention ops are
 // in microsoft_attention.cpp.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
@@ -118,33 +118,46 @@ void embed_layer_norm(ExtractContext& c) {
     if (c.output_used(2)) c.set_output(2, sum);
 }
 
+// `rows` rows of `per_row` values of `bits` bits (2 or 4), each row padded to whole bytes, the
+// first value of a byte in its lowest bits (ONNX Runtime's packing), repacked densely into a u4
+// tensor of `shape` (OpenVINO's u4: low nibble first). 2-bit values widen to 4 bits: OpenVINO's
+// u2 has changed bit order between versions, u4 has not.
+Tensor repack_as_u4(const Tensor& packed, int64_t bits, int64_t rows, int64_t per_row, Shape shape) {
+    const int64_t row_bytes = (per_row * bits + 7) / 8;
+    const auto* src = reinterpret_cast<const uint8_t*>(packed.bytes());
+    Tensor values = Tensor::allocate(ElementType::u8, std::move(shape));
+    auto* dst = values.mutable_data<uint8_t>();
+    const int64_t per_byte = 8 / bits, mask = (1 << bits) - 1;
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < per_row; ++j)
+            dst[r * per_row + j] = static_cast<uint8_t>((src[r * row_bytes + j / per_byte] >> (bits * (j % per_byte))) & mask);
+    return pack_low_bit(values, ElementType::u4);
+}
+
 // Zero points of MatMulNBits: each row (one output column) of `blocks` values is padded to whole
-// bytes. Rows that fill their bytes are used in place; otherwise the values are repacked densely.
-Tensor nbits_zero_points(ExtractContext& c, const Tensor& stored_zp, ElementType type, int64_t n, int64_t blocks) {
-    const int64_t bits = static_cast<int64_t>(bit_width(type));
+// bytes. 4- and 8-bit rows that fill their bytes are used in place; others are repacked as u4.
+Tensor nbits_zero_points(ExtractContext& c, const Tensor& stored_zp, int64_t bits, int64_t n, int64_t blocks) {
     const int64_t row_bytes = (blocks * bits + 7) / 8;
     if (stored_zp.type() != ElementType::u8 || stored_zp.size() != static_cast<size_t>(n * row_bytes))
         c.fail("zero_points must be uint8 with " + std::to_string(row_bytes) + " byte(s) for each of the N rows");
-    if ((blocks * bits) % 8 == 0) return Tensor(type, {n, blocks, 1}, stored_zp.buffer());
-    const Tensor rows = unpack_low_bit(Tensor(type, {n, row_bytes * 8 / bits}, stored_zp.buffer()));
-    Tensor dense = Tensor::allocate(ElementType::u8, {n, blocks, 1});
-    for (int64_t r = 0; r < n; ++r)
-        std::copy_n(rows.data<uint8_t>() + r * row_bytes * 8 / bits, blocks, dense.mutable_data<uint8_t>() + r * blocks);
-    return pack_low_bit(dense, type);
+    if (bits == 8) return Tensor(ElementType::u8, {n, blocks, 1}, stored_zp.buffer());
+    if (bits == 4 && blocks % 2 == 0) return Tensor(ElementType::u4, {n, blocks, 1}, stored_zp.buffer());
+    return repack_as_u4(stored_zp, bits, n, blocks, {n, blocks, 1});
 }
 
-// MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?; K, N, bits = 4 or 8, block_size):
+// MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?; K, N, bits = 2, 4 or 8, block_size):
 // Y = A · Wᵀ (+ bias) with W [N, K] stored block-wise in `bits`. B's bytes ([N, blocks,
 // block_size · bits / 8]; 4 bits: low nibble first, OpenVINO's u4 layout) become a u4 / u8
-// Constant [N, blocks, block_size] without a copy, then Convert (marked decompression) ->
+// Constant [N, blocks, block_size] without a copy (2 bits: widened to u4, a copy twice the
+// size), then Convert (marked decompression) ->
 // Subtract(zero point, default 2^(bits-1)) -> Multiply(scale per block) -> Reshape [N, K] (and
 // a Slice when K is not a multiple of block_size: the last block is padded): the
 // compressed-weight form OpenVINO's runtime takes, kept by constant folding.
 void matmul_nbits(ExtractContext& c) {
     const int64_t bits = c.i("bits", 4), k = c.i("K"), n = c.i("N"), block = c.i("block_size");
-    if (bits != 4 && bits != 8) c.unsupported("bits=" + std::to_string(bits) + " (4 and 8 only)");
+    if (bits != 2 && bits != 4 && bits != 8) c.unsupported("bits=" + std::to_string(bits) + " (2, 4 and 8 only)");
     if (c.has_input(4)) c.unsupported("g_idx (act-order group indices)");
-    const ElementType stored = bits == 4 ? ElementType::u4 : ElementType::u8;
+    const ElementType stored = bits == 8 ? ElementType::u8 : ElementType::u4;
     const int64_t per_byte = 8 / bits;
     const Tensor* packed = c.input_value(1);
     if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % per_byte != 0)
@@ -156,13 +169,14 @@ void matmul_nbits(ExtractContext& c) {
         f.node().rt_info()[kDecompression] = "0";
         return f;
     };
-    OutPort w = decompressed("weights", Tensor(stored, {n, blocks, block}, packed->buffer()));
+    OutPort w = decompressed("weights", bits == 2 ? repack_as_u4(*packed, 2, n * blocks, block, {n, blocks, block})
+                                                  : Tensor(stored, {n, blocks, block}, packed->buffer()));
     OutPort zero_point;
     if (c.has_input(3)) {
         const Tensor* zp = c.input_value(3);
         if (!zp) c.unsupported("zero points that are not constant");
         if (zp->type() != ElementType::u8) c.unsupported("zero points of type " + std::string(ir_name(zp->type())) + " (packed uint8 only)");
-        zero_point = decompressed("zero_point", nbits_zero_points(c, *zp, stored, n, blocks));
+        zero_point = decompressed("zero_point", nbits_zero_points(c, *zp, bits, n, blocks));
     } else {
         zero_point = c.constant("zero_point", Tensor::scalar<float>(static_cast<float>(1 << (bits - 1))));
     }

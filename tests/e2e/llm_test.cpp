@@ -129,14 +129,8 @@ TEST(LlmInt4, DefaultFlagsKeepFourBitWeightsAndTheBinWithinTheSourceWeights) {
     options.output_dir = out.path().string();
     const ConversionResult result = convert(options);
     auto ir = read_ir(result.xml_path, test::builtin_ops());
-    int u4 = 0;
-    for (const Node& n : ir->nodes()) {
-        if (!n.is("Constant") || n.out(0).type() != ElementType::u4) continue;
-        ++u4;
-        ASSERT_EQ(n.out(0).targets().size(), 1u);
-        EXPECT_EQ(n.out(0).targets()[0].node().rt_info().count(kDecompression), 1u) << n.describe();
-    }
-    EXPECT_EQ(u4, 2 * (7 * 2 + 1));  // weights and zero points of 7 projections x 2 layers + the LM head
+    // Weights and zero points of 7 projections x 2 layers and of the LM head.
+    EXPECT_EQ(test::compressed_constants(*ir, {ElementType::u4}).size(), 2u * (7 * 2 + 1));
     const auto source = fs::file_size(dir / "model.onnx.data");
     EXPECT_LE(static_cast<double>(result.bin_bytes), 1.1 * static_cast<double>(source)) << result.bin_bytes << " vs " << source;
     const LlmFixture f{"llm_int4", {}, 2};

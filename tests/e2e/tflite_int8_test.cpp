@@ -18,6 +18,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 #include "support/run_command.hpp"
 #include "support/tflite_model_builder.hpp"
 #include "validate/npy.hpp"
@@ -100,16 +101,11 @@ TEST_P(TfliteInt8, KeepsWeightsAndGivesTheRuntimesOutputsWithinAStep) {
         auto ir = read_ir(xml.string(), test::builtin_ops());
 
         // The 8-bit weights are the model's, each read by a Convert marked as decompression.
-        size_t stored = 0;
-        for (const Node& n : ir->nodes()) {
-            if (!n.is("Constant")) continue;
-            const ElementType type = n.out(0).type();
-            if (type != ElementType::i8 && type != ElementType::u8) continue;
-            ++stored;
+        const std::vector<Node> constants = test::compressed_constants(*ir, {ElementType::i8, ElementType::u8});
+        const size_t stored = constants.size();
+        for (const Node& n : constants) {
             ASSERT_EQ(n.out(0).target_count(), 1u) << n.describe();
             const Node convert = n.out(0).targets()[0].node();
-            EXPECT_TRUE(convert.is("Convert")) << convert.describe();
-            EXPECT_EQ(convert.rt_info().count(kDecompression), 1u) << convert.describe();
             // The stored weights are in the layout their consumer reads: no Transpose or Reshape
             // of weights at run time.
             Node user = convert;

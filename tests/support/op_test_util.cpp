@@ -1,5 +1,6 @@
 #include "support/op_test_util.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -91,6 +92,20 @@ void expect_close(const Tensor& got, const Tensor& want, double atol, double rto
     ASSERT_EQ(got.shape(), want.shape()) << what;
     const auto g = got.to_f64(), w = want.to_f64();
     for (size_t i = 0; i < w.size(); ++i) ASSERT_NEAR(g[i], w[i], atol + rtol * std::abs(w[i])) << what << " element " << i;
+}
+
+std::vector<Node> compressed_constants(const Graph& g, std::initializer_list<ElementType> types) {
+    std::vector<Node> found;
+    for (const Node& n : g.nodes()) {
+        if (!n.is("Constant") || std::find(types.begin(), types.end(), n.out(0).type()) == types.end()) continue;
+        found.push_back(n);
+        EXPECT_EQ(n.out(0).targets().size(), 1u) << n.describe();
+        if (n.out(0).targets().size() != 1) continue;
+        const Node convert = n.out(0).targets()[0].node();
+        EXPECT_TRUE(convert.is("Convert")) << convert.describe();
+        EXPECT_EQ(convert.rt_info().count(kDecompression), 1u) << convert.describe();
+    }
+    return found;
 }
 
 }  // namespace mo::test

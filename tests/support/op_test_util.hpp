@@ -41,6 +41,10 @@ void expect_schemas_match_opsets_json(
     const std::function<void(const std::string& type, std::vector<std::string>& attrs)>& adjust = {});
 
 // Tensors of the given values and shape; 1D when no shape is given.
+// The Constants of `types` in `g` (low-bit weights), EXPECTing each to be read by exactly one
+// Convert marked as decompression: the compressed-weight form the IR keeps them in.
+std::vector<Node> compressed_constants(const Graph& g, std::initializer_list<ElementType> types);
+
 Tensor f32(std::vector<float> v, Shape s);
 Tensor f32(std::vector<float> v);
 Tensor i32(std::vector<int32_t> v, Shape s);

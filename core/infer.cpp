@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "core/log.hpp"
 
 namespace mo {
@@ -53,7 +54,12 @@ bool outputs_fit(const Node& n) {
     for (size_t j = 0; j < n.output_count(); ++j) {
         const auto& s = n.out(j).shape();
         if (!s.is_static()) continue;
-        const int64_t elements = shape_size(s.to_shape());
+        int64_t elements = 0;
+        try {
+            elements = shape_size(s.to_shape());
+        } catch (const Error& e) {
+            throw e.with_context(n.describe());
+        }
         const int64_t bits = static_cast<int64_t>(bit_width(n.out(j).type()));
         if (elements > (g_max_folded_bytes * 8) / std::max<int64_t>(bits, 8)) {
             MO_LOG(Info, "not folding ", n.describe(), ": output ", j, " would hold ", elements,

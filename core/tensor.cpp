@@ -12,8 +12,16 @@
 
 namespace mo {
 
+namespace {
+// Where an empty buffer's data() points: never null, so that copying its zero bytes with memcpy
+// stays defined (memcpy's pointers must be valid even for a size of 0).
+alignas(std::max_align_t) const std::byte kNoBytes[1] = {};
+
+const std::byte* non_null(const std::byte* data, size_t size) { return size == 0 && !data ? kNoBytes : data; }
+}  // namespace
+
 OwnedBuffer::OwnedBuffer(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {
-    data_ = bytes_.data();
+    data_ = non_null(bytes_.data(), bytes_.size());
     size_ = bytes_.size();
 }
 
@@ -30,7 +38,7 @@ OwnedBuffer::OwnedBuffer(size_t size) {
         }
     }
     bytes_.resize(size);
-    data_ = bytes_.data();
+    data_ = non_null(bytes_.data(), size);
     size_ = size;
 }
 
@@ -41,12 +49,12 @@ OwnedBuffer::~OwnedBuffer() {
 ViewBuffer::ViewBuffer(std::shared_ptr<const MappedFile> file, const std::byte* data, size_t size)
     : file_(std::move(file)) {
     MO_ASSERT(file_ && data >= file_->data() && data + size <= file_->data() + file_->size(), "view outside its file");
-    data_ = data;
+    data_ = non_null(data, size);
     size_ = size;
 }
 
 ViewBuffer::ViewBuffer(std::shared_ptr<const void> owner, const std::byte* data, size_t size) : owner_(std::move(owner)) {
-    data_ = data;
+    data_ = non_null(data, size);
     size_ = size;
 }
 

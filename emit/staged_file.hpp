@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "core/api.hpp"
+
 namespace mo {
 
 class StagedFile {
@@ -25,7 +27,13 @@ public:
 private:
     std::string final_path_, temp_path_;
     int fd_ = -1;
+    int slot_ = -1;  // its entry for remove_staged_files_on_signals()
     bool committed_ = false;
 };
+
+// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the temporaries being
+// written, then let the signal end the process as it would have: interrupting mo leaves
+// neither a half-written file nor a temporary (an existing IR of the same name stays as it was).
+MO_API void remove_staged_files_on_signals();
 
 }  // namespace mo

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/log.hpp"
+#include "emit/staged_file.hpp"
 #include "tools/cli.hpp"
 #include "tools/convert.hpp"
 #include "tools/validate_conversion.hpp"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
     // whenever a larger block is asked for: on a million-node graph that costs 17% of the run
     // (measured in docs/performance.md), on small graphs nothing. Without them: no such sweeps.
     ::mallopt(M_MXFAST, 0);
+    mo::remove_staged_files_on_signals();
     std::vector<std::string> args(argv + 1, argv + argc);
     try {
         return run(args);

@@ -158,7 +158,15 @@ Tensor OnnxTensorReader::read_external(const onnx::TensorProto& t, ElementType t
         throw Error("external data path '" + location + "' leaves the model's directory " + dir.string(), where,
                     "external data files must live in the model's directory or below it");
     auto& mapped = external_files_[file.string()];
-    if (!mapped) mapped = MappedFile::open(file.string());
+    if (!mapped) {
+        try {
+            mapped = MappedFile::open(file.string());
+        } catch (const Error& e) {
+            external_files_.erase(file.string());
+            throw Error("external data file '" + location + "' cannot be read: " + e.what_part(), where,
+                        "copy the model's data files next to it, as the model names them");
+        }
+    }
     size_t need = byte_size(type, static_cast<size_t>(shape_size(shape)));
     if (offset < 0 || static_cast<uint64_t>(offset) > mapped->size())
         throw Error("external data offset " + std::to_string(offset) + " is outside '" + location + "' (" +

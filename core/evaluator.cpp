@@ -92,7 +92,7 @@ std::vector<Tensor> run_node(Node n, const std::vector<Tensor>& inputs) {
     if (op.type == "Constant") {
         const Tensor* v = n.out(0).value();
         if (!v) throw Error("constant has no value", n.describe(), "the model is malformed");
-        return {v->aligned()};  // the consumers' evals read values through data<T>()
+        return {*v};
     }
     if (op.type == "Parameter")
         throw Error("a Parameter that is not among the model's inputs feeds an output", n.describe(),
@@ -101,7 +101,12 @@ std::vector<Tensor> run_node(Node n, const std::vector<Tensor>& inputs) {
         throw Error("op '" + op.type + "' cannot be evaluated", n.describe(),
                     "the op schema has no evaluation; validation of this model is not possible yet");
     try {
-        return op.eval(n, inputs);
+        // Views that kept a file's misaligned bytes (Reshape and the like pass buffers on) are
+        // copied before an eval reads values through data<T>().
+        std::vector<Tensor> aligned;
+        aligned.reserve(inputs.size());
+        for (const Tensor& t : inputs) aligned.push_back(t.aligned());
+        return op.eval(n, aligned);
     } catch (const Error& e) {
         throw e.with_context(n.describe());
     } catch (const std::logic_error&) {

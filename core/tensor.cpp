@@ -96,6 +96,8 @@ Tensor Tensor::aligned() const {
     return copy;
 }
 
+Tensor Tensor::aligned_if_small() const { return byte_size() <= (size_t{64} << 10) ? aligned() : *this; }
+
 namespace {
 template <typename To, typename F>
 void visit_values(const Tensor& unaligned, F&& sink) {

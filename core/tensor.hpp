@@ -100,7 +100,7 @@ public:
         if constexpr (std::is_same_v<T, bool>) {
             for (size_t i = 0; i < values.size(); ++i) t.mutable_data<uint8_t>()[i] = values[i] ? 1 : 0;
         } else {
-            std::memcpy(t.mutable_data<T>(), values.data(), values.size() * sizeof(T));
+            if (!values.empty()) std::memcpy(t.mutable_data<T>(), values.data(), values.size() * sizeof(T));
         }
         return t;
     }
@@ -131,6 +131,10 @@ public:
     // data<T>() would dereference a misaligned pointer: code that reads values (folding,
     // evaluation, to_i64 / to_f64) goes through here, the emitter copies bytes as they are.
     Tensor aligned() const;
+    // What loaders make of a view into the model file: aligned() when it is small (up to 64 KiB:
+    // shapes, axes, scales — what extractors and plugins read through data<T>()), the view
+    // itself when it is large (weights: never copied; their rare evaluation copies them).
+    Tensor aligned_if_small() const;
     // Element-wise conversion to another type (integral <-> float, f16/bf16 included).
     Tensor convert(ElementType to) const;
 

@@ -371,7 +371,7 @@ private:
                         " bytes that " + std::string(ir_name(type)) + " x " + std::to_string(count) + " elements need");
         if (graph_->keep_alive.empty()) graph_->keep_alive.push_back(bin_);  // bodies live in graph_ too
         auto view = std::make_shared<ViewBuffer>(bin_, bin_->data() + offset, needed);
-        l.node.out(0).set_value(Tensor(type, shape, view));
+        l.node.out(0).set_value(Tensor(type, shape, view).aligned_if_small());
     }
 
     void read_rt_info(const Layer& l, pugi::xml_node rt) const {

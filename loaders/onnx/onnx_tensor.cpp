@@ -114,7 +114,7 @@ Tensor OnnxTensorReader::read(const onnx::TensorProto& t, const std::string& whe
         size_t need = byte_size(type, static_cast<size_t>(shape_size(shape)));
         if (raw_size != need) size_mismatch(where, need, raw_size, "bytes");
         auto view = std::make_shared<ViewBuffer>(raw_owner, raw, raw_size);
-        return Tensor(type, shape, std::move(view));
+        return Tensor(type, shape, std::move(view)).aligned_if_small();
     }
     if (t.has_raw_data()) return copy_bytes(t.raw_data().data(), t.raw_data().size(), type, shape, where);
     if (type == ElementType::u4 || type == ElementType::i4)
@@ -182,7 +182,7 @@ Tensor OnnxTensorReader::read_external(const onnx::TensorProto& t, ElementType t
                         " bytes but '" + location + "' has only " + std::to_string(avail) + " left",
                     where, "the data file is truncated or the offset is wrong");
     auto view = std::make_shared<ViewBuffer>(mapped, mapped->data() + offset, need);
-    return Tensor(type, shape, std::move(view));
+    return Tensor(type, shape, std::move(view)).aligned_if_small();
 }
 
 Tensor onnx_tensor_value(const onnx::TensorProto& t, const std::string& where) {

@@ -220,7 +220,8 @@ private:
                 throw Error("tensor_content holds " + std::to_string(content->size) + " bytes, the shape needs " +
                                 std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
                             where(n), "the model is corrupt; re-export it");
-            value = Tensor(type, s, std::make_shared<ViewBuffer>(model_.file, model_.file->data() + content->offset, content->size));
+            value = Tensor(type, s, std::make_shared<ViewBuffer>(model_.file, model_.file->data() + content->offset, content->size))
+                        .aligned_if_small();
         } else if (auto w = model_.weights.find(n.name()); w != model_.weights.end()) {
             value = w->second;
         } else {

@@ -163,7 +163,7 @@ private:
                 throw Error("the buffer holds " + std::to_string(bytes.size()) + " bytes, the shape and type need " +
                                 std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
                             at, "the model is corrupt; re-export it");
-            value = Tensor(type, s, std::make_shared<ViewBuffer>(file_, bytes.data(), bytes.size()));
+            value = Tensor(type, s, std::make_shared<ViewBuffer>(file_, bytes.data(), bytes.size())).aligned_if_small();
         }
         Node c = graph_->add_constant(unique(name), std::move(value));
         c.out(0).names() = {name};

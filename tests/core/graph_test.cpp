@@ -118,10 +118,11 @@ TEST(Graph, TopologicalOrderAndCleanUpFollowEveryChange) {
     EXPECT_LT(std::find(after.begin(), after.end(), "second"), std::find(after.begin(), after.end(), "first"));
 
     EXPECT_EQ(b.graph().remove_dead_nodes(), 0u);
+    const size_t first_id = first.id();  // `first` dangles once removed
     b.graph().results().clear();  // an edit of the list alone: first and second are now dead
     EXPECT_EQ(b.graph().remove_dead_nodes(), 3u);  // the Result too: nothing reaches it
     EXPECT_EQ(names(), std::vector<std::string>{"x"});
-    EXPECT_FALSE(b.graph().find_by_id(first.id() + 1000));
+    EXPECT_FALSE(b.graph().find_by_id(first_id + 1000));
 }
 
 TEST(Graph, RemovedNodesAreNotFoundByIdAndNotCounted) {

@@ -108,12 +108,21 @@ TEST(TfLoader, ConstantsWithTensorContentStayViewsOfTheFile) {
             const float two = 2.f;
             t->set_tensor_content(std::string(reinterpret_cast<const char*>(&two), 4));
         }
+    // A large constant (80 KB) stays a view of the file; the small filter may be an aligned copy.
+    std::vector<float> values(20000, 0.5f);
+    auto& big = constant(g, "big", mo_tf::DT_FLOAT, {20000}, {});
+    (*big.mutable_attr())["value"].mutable_tensor()->set_tensor_content(
+        std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4));
     const std::string path = save(g, "content.pb");
     auto graph = load_tf(path, ConversionOptions{}, test::builtin_ops());
     const Tensor* w = graph->find_by_name("w").out(0).value();
     ASSERT_NE(w, nullptr);
-    EXPECT_TRUE(w->buffer()->is_file_view());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(w->bytes()) % alignof(float), 0u);
     EXPECT_EQ(w->to_f64(), std::vector<double>{2});
+    const Tensor* b = graph->find_by_name("big").out(0).value();
+    ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(b->buffer()->is_file_view());
+    EXPECT_EQ(b->to_f64()[19999], 0.5);
     EXPECT_EQ(run(path, 0), std::vector<double>{4.25});
 }
 

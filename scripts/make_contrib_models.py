@@ -294,6 +294,24 @@ def qgemm(rng, quantized_output):
     return m, [rng.integers(0, 256, [3, 8]).astype(np.uint8)]
 
 
+def attention_past(rng):
+    """GPT-2's Attention as ONNX Runtime's optimizer writes it: x [2, 2, 8] (2 new tokens), 2 heads,
+    unidirectional, a [2, 5] mask over past and new tokens, past [2, 2, 2, 3, 4] -> y and present."""
+    inits = [numpy_helper.from_array((0.5 * rng.standard_normal([8, 24])).astype(np.float32), "weights"),
+             numpy_helper.from_array(rng.standard_normal(24).astype(np.float32), "bias")]
+    node = helper.make_node("Attention", ["x", "weights", "bias", "mask", "past"], ["y", "present"], domain="com.microsoft",
+                            num_heads=2, unidirectional=1)
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2, 8]),
+           helper.make_tensor_value_info("mask", TensorProto.INT32, [2, 5]),
+           helper.make_tensor_value_info("past", TensorProto.FLOAT, [2, 2, 2, 3, 4])]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "present")]
+    m = helper.make_model(helper.make_graph([node], "attention_past", ins, outs, initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    return m, [rng.standard_normal([2, 2, 8]).astype(np.float32), np.array([[1, 1, 1, 1, 1], [0, 1, 1, 1, 1]], dtype=np.int32),
+               rng.standard_normal([2, 2, 2, 3, 4]).astype(np.float32)]
+
+
 def contrib_range():
     """com.microsoft Range(start, limit) without delta (default 1): limit is the model input."""
     node = helper.make_node("Range", ["start", "limit"], ["y"], domain="com.microsoft")
@@ -404,7 +422,8 @@ def main():
                               ("FusedGemm_tanh", fused_gemm(rng, "Tanh", {})),
                               ("QGemm", qgemm(rng, quantized_output=True)),
                               ("QGemm_float", qgemm(rng, quantized_output=False)),
-                              ("MatMulNBits_2bit", matmul_nbits(rng, with_zero_points=True, bits=2, k=96))):
+                              ("MatMulNBits_2bit", matmul_nbits(rng, with_zero_points=True, bits=2, k=96)),
+                              ("Attention_past", attention_past(rng))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

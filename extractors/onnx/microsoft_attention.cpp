@@ -44,12 +44,30 @@ OutPort weighted_values(ExtractContext& c, const OutPort& scores, const OutPort&
     return c.op("Reshape", "", {merged, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
 }
 
+// Attention's past state [2, B, N, P, H] (keys, then values) goes before the new keys and values;
+// present is the same stack of the concatenations, [2, B, N, P + S, H].
+struct PastState {
+    std::optional<OutPort> past;
+    std::optional<OutPort> present;  // set by attend() when `past` is
+};
+
 // softmax(Q·Kᵀ · scale + masks) · V with q [B, S, N·H], k [B, L, N·H], v [B, L, N·Hv] split into
-// `heads`; returns [B, S, N·Hv]. `padding`: a [B, L] 1 (keep) / 0 (mask) tensor, masked keys get
-// mask_filter_value; `causal`: keys after the query's position get it too.
+// `heads`; returns [B, S, N·Hv]. `padding`: a [B, L'] 1 (keep) / 0 (mask) tensor over all keys
+// (past included), masked keys get mask_filter_value; `causal`: keys after the query's position
+// get it too, the S queries being the last S positions of the L' keys.
 OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, const OutPort& v_in, int64_t heads,
-               int64_t head, const std::optional<OutPort>& padding, bool causal) {
+               int64_t head, const std::optional<OutPort>& padding, bool causal, PastState* state = nullptr) {
     OutPort q = split_heads(c, "q", q_in, heads), k = split_heads(c, "k", k_in, heads), v = split_heads(c, "v", v_in, heads);
+    if (state && state->past) {
+        auto half = [&](const std::string& name, int64_t index) {
+            return c.op("Gather", name, {*state->past, c.i64(name + "/index", index), c.i64(name + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
+        };
+        k = c.op("Concat", "k_all", {half("past_k", 0), k}, {{"axis", int64_t{2}}});
+        v = c.op("Concat", "v_all", {half("past_v", 1), v}, {{"axis", int64_t{2}}});
+        state->present = c.op("Concat", "present", {c.op("Unsqueeze", "present_k", {k, c.i64s("present_k/axis", {0})}),
+                                                     c.op("Unsqueeze", "present_v", {v, c.i64s("present_v/axis", {0})})},
+                              {{"axis", int64_t{0}}});
+    }
     OutPort scores = scaled_scores(c, q, k, head);
     const double filter = c.f("mask_filter_value", -10000.0);
     if (padding) {  // (1 - mask) * filter, as [B, 1, 1, L]
@@ -58,10 +76,14 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
         OutPort additive = c.op("Multiply", "mask_additive", {masked, c.scalar_like("filter", filter, mask)});
         scores = c.op("Add", "masked", {scores, c.op("Unsqueeze", "mask_4d", {additive, c.i64s("mask_axes", {1, 2})})});
     }
-    if (causal) {  // key position j > query position i gets the filter value
-        OutPort range = c.op("Range", "positions", {c.i64("zero", 0), c.dim("length", scores, 3), c.i64("step", 1)},
+    if (causal) {  // key position j > query position i (the last S of L) gets the filter value
+        OutPort length = c.dim("length", scores, 3);
+        OutPort range = c.op("Range", "positions", {c.i64("zero", 0), length, c.i64("step", 1)},
                              {{"output_type", ElementType::i64}});
-        OutPort rows = c.op("Unsqueeze", "query_positions", {range, c.i64s("column", {1})});
+        OutPort first_query = c.op("Subtract", "first_query", {length, c.dim("queries", scores, 2)});
+        OutPort queries = c.op("Range", "query_range", {first_query, length, c.i64("query_step", 1)},
+                               {{"output_type", ElementType::i64}});
+        OutPort rows = c.op("Unsqueeze", "query_positions", {queries, c.i64s("column", {1})});
         OutPort future = c.op("Greater", "future", {range, rows});
         OutPort penalty = c.op("Select", "causal", {future, c.scalar_like("causal_filter", filter, scores), c.scalar_like("zero_f", 0.0, scores)},
                                {{"auto_broadcast", std::string("numpy")}});
@@ -76,14 +98,17 @@ std::optional<OutPort> padding_mask(ExtractContext& c, size_t input, const char*
     return c.input(input);
 }
 
-// Attention(input, weights, bias?, mask_index?): QKV = input @ weights + bias, split in three.
+// Attention(input, weights, bias?, mask_index?, past?): QKV = input @ weights + bias, split in
+// three; with past (GPT-2 as ONNX Runtime's optimizer writes it), present = past ++ new keys and
+// values.
 void attention(ExtractContext& c) {
     const int64_t heads = c.i("num_heads");
     if (c.has("qkv_hidden_sizes")) c.unsupported("qkv_hidden_sizes (Q, K and V of different sizes)");
     if (c.i("do_rotary", 0) != 0) c.unsupported("do_rotary=1");
-    for (size_t i = 4; i < c.input_count(); ++i)
-        if (c.has_input(i)) c.unsupported("input " + std::to_string(i) + " (past state, attention_bias or past_sequence_length)");
-    if (c.output_used(1)) c.unsupported("output present (past state)");
+    for (size_t i = 5; i < c.input_count(); ++i)
+        if (c.has_input(i)) c.unsupported("input " + std::to_string(i) + " (attention_bias or past_sequence_length)");
+    if (c.i("past_present_share_buffer", 0) != 0) c.unsupported("past_present_share_buffer=1");
+    if (c.has_input(4) && ExtractContext::rank_of(c.input(4)) != 5) c.fail("past must be [2, batch, heads, past_sequence, head]");
     const Tensor* weights = c.input_value(1);
     if (!weights || weights->shape().size() != 2 || weights->shape()[1] % 3 != 0 || (weights->shape()[1] / 3) % heads != 0)
         c.fail("weights must be a constant [input_hidden, 3 * hidden] with hidden a multiple of num_heads");
@@ -92,8 +117,14 @@ void attention(ExtractContext& c) {
     if (c.has_input(2)) qkv = c.op("Add", "qkv_bias", {qkv, c.input(2)});
     Node parts = c.add("VariadicSplit", "qkv_split", {qkv, c.i64("qkv_split/axis", -1), c.i64s("qkv_split/lengths", {hidden, hidden, hidden})});
     parts.set_output_count(3);
+    PastState state;
+    if (c.has_input(4)) state.past = c.input(4);
     c.set_output(0, attend(c, parts.out(0), parts.out(1), parts.out(2), heads, hidden / heads,
-                           padding_mask(c, 3, "mask_index"), c.i("unidirectional", 0) != 0));
+                           padding_mask(c, 3, "mask_index"), c.i("unidirectional", 0) != 0, &state));
+    if (c.output_used(1)) {
+        if (!state.present) c.unsupported("output present without a past input");
+        c.set_output(1, *state.present);
+    }
 }
 
 // MultiHeadAttention(query, key, value, bias?, key_padding_mask?, ...): Q, K and V given as

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libgtest-dev libgmock-dev
   libonnx-testdata  # ONNX backend tests for mo-conformance
   libflatbuffers-dev flatbuffers-compiler  # the TFLite loader
+  clang libclang-rt-14-dev llvm  # the hardening lane: ASan, UBSan, libFuzzer, llvm-symbolizer
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

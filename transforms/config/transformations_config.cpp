@@ -101,6 +101,10 @@ std::vector<ConfigEntry> parse_transformations_config(const std::string& text, c
         throw Error("the transformations config is not valid JSON (" + line_and_column(text, e.byte ? e.byte - 1 : 0) +
                         "): " + what,
                     path, kHint);
+    } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range (out_of_range)
+        std::string what = e.what();
+        what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+        throw Error("the transformations config is not valid JSON: " + what, path, kHint);
     }
     if (!doc.is_array()) throw Error("the transformations config must be a JSON array of entries", path, kHint);
     std::vector<ConfigEntry> entries;

@@ -48,6 +48,8 @@ TEST(TransformationsConfig, BadFilesAreClearErrors) {
     test::expect_error([] { parse("[{\"id\": \"A\"}\n  {\"id\": \"B\"}]"); },
                        {"not valid JSON", "line 2, column 3", "c.json"});
     test::expect_error([] { parse("{\"id\": \"A\"}"); }, {"must be a JSON array"});
+    // A number beyond double's range is nlohmann's out_of_range, not a parse_error (found by fuzzing).
+    test::expect_error([] { parse("[41e308]"); }, {"not valid JSON", "number overflow", "c.json"});
     test::expect_error([] { parse("[{\"match_kind\": \"scope\"}]"); }, {"entry 0: field 'id' must be a non-empty string"});
     test::expect_error([] { parse(R"([{"id": "A", "match_kind": "general"}, {"id": "A", "match_kind": "regex"}])"); },
                        {"entry 1: field 'match_kind' must be one of scope, points, general"});

@@ -7,8 +7,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<std::string> args(1);
     for (size_t i = 0; i < size; ++i) {
-        if (data[i] == 0) args.emplace_back();
-        else args.back() += static_cast<char>(data[i]);
+        if (data[i] == 0)
+            args.emplace_back();
+        else
+            args.back() += static_cast<char>(data[i]);
     }
     try {
         mo::parse_command_line(args);

@@ -25,7 +25,8 @@ int64_t last_dim(const OutPort& p) {
 
 // [B, S, N·H] -> [B, N, S, H]
 OutPort split_heads(ExtractContext& c, const std::string& name, const OutPort& t, int64_t heads) {
-    OutPort r = c.op("Reshape", name + "/heads", {t, c.i64s(name + "/heads/shape", {0, 0, heads, -1})}, {{"special_zero", true}});
+    OutPort r = c.op("Reshape", name + "/heads", {t, c.i64s(name + "/heads/shape", {0, 0, heads, -1})},
+                     {{"special_zero", true}});
     return c.op("Transpose", name, {r, c.i64s(name + "/order", {0, 2, 1, 3})});
 }
 
@@ -57,15 +58,18 @@ struct PastState {
 // get it too, the S queries being the last S positions of the L' keys.
 OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, const OutPort& v_in, int64_t heads,
                int64_t head, const std::optional<OutPort>& padding, bool causal, PastState* state = nullptr) {
-    OutPort q = split_heads(c, "q", q_in, heads), k = split_heads(c, "k", k_in, heads), v = split_heads(c, "v", v_in, heads);
+    OutPort q = split_heads(c, "q", q_in, heads), k = split_heads(c, "k", k_in, heads),
+            v = split_heads(c, "v", v_in, heads);
     if (state && state->past) {
         auto half = [&](const std::string& name, int64_t index) {
-            return c.op("Gather", name, {*state->past, c.i64(name + "/index", index), c.i64(name + "/axis", 0)}, {{"batch_dims", int64_t{0}}});
+            return c.op("Gather", name, {*state->past, c.i64(name + "/index", index), c.i64(name + "/axis", 0)},
+                        {{"batch_dims", int64_t{0}}});
         };
         k = c.op("Concat", "k_all", {half("past_k", 0), k}, {{"axis", int64_t{2}}});
         v = c.op("Concat", "v_all", {half("past_v", 1), v}, {{"axis", int64_t{2}}});
-        state->present = c.op("Concat", "present", {c.op("Unsqueeze", "present_k", {k, c.i64s("present_k/axis", {0})}),
-                                                     c.op("Unsqueeze", "present_v", {v, c.i64s("present_v/axis", {0})})},
+        state->present = c.op("Concat", "present",
+                              {c.op("Unsqueeze", "present_k", {k, c.i64s("present_k/axis", {0})}),
+                               c.op("Unsqueeze", "present_v", {v, c.i64s("present_v/axis", {0})})},
                               {{"axis", int64_t{0}}});
     }
     OutPort scores = scaled_scores(c, q, k, head);
@@ -85,8 +89,10 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
                                {{"output_type", ElementType::i64}});
         OutPort rows = c.op("Unsqueeze", "query_positions", {queries, c.i64s("column", {1})});
         OutPort future = c.op("Greater", "future", {range, rows});
-        OutPort penalty = c.op("Select", "causal", {future, c.scalar_like("causal_filter", filter, scores), c.scalar_like("zero_f", 0.0, scores)},
-                               {{"auto_broadcast", std::string("numpy")}});
+        OutPort penalty =
+            c.op("Select", "causal",
+                 {future, c.scalar_like("causal_filter", filter, scores), c.scalar_like("zero_f", 0.0, scores)},
+                 {{"auto_broadcast", std::string("numpy")}});
         scores = c.op("Add", "causal_scores", {scores, penalty});
     }
     return weighted_values(c, scores, v);
@@ -94,7 +100,8 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
 
 std::optional<OutPort> padding_mask(ExtractContext& c, size_t input, const char* name) {
     if (!c.has_input(input)) return std::nullopt;
-    if (ExtractContext::rank_of(c.input(input)) != 2) c.unsupported(std::string(name) + " other than a 2-D [batch, sequence] mask");
+    if (ExtractContext::rank_of(c.input(input)) != 2)
+        c.unsupported(std::string(name) + " other than a 2-D [batch, sequence] mask");
     return c.input(input);
 }
 
@@ -108,14 +115,17 @@ void attention(ExtractContext& c) {
     for (size_t i = 5; i < c.input_count(); ++i)
         if (c.has_input(i)) c.unsupported("input " + std::to_string(i) + " (attention_bias or past_sequence_length)");
     if (c.i("past_present_share_buffer", 0) != 0) c.unsupported("past_present_share_buffer=1");
-    if (c.has_input(4) && ExtractContext::rank_of(c.input(4)) != 5) c.fail("past must be [2, batch, heads, past_sequence, head]");
+    if (c.has_input(4) && ExtractContext::rank_of(c.input(4)) != 5)
+        c.fail("past must be [2, batch, heads, past_sequence, head]");
     const Tensor* weights = c.input_value(1);
-    if (!weights || weights->shape().size() != 2 || weights->shape()[1] % 3 != 0 || (weights->shape()[1] / 3) % heads != 0)
+    if (!weights || weights->shape().size() != 2 || weights->shape()[1] % 3 != 0 ||
+        (weights->shape()[1] / 3) % heads != 0)
         c.fail("weights must be a constant [input_hidden, 3 * hidden] with hidden a multiple of num_heads");
     const int64_t hidden = weights->shape()[1] / 3;
     OutPort qkv = c.op("MatMul", "qkv", {c.input(0), c.input(1)}, {{"transpose_a", false}, {"transpose_b", false}});
     if (c.has_input(2)) qkv = c.op("Add", "qkv_bias", {qkv, c.input(2)});
-    Node parts = c.add("VariadicSplit", "qkv_split", {qkv, c.i64("qkv_split/axis", -1), c.i64s("qkv_split/lengths", {hidden, hidden, hidden})});
+    Node parts = c.add("VariadicSplit", "qkv_split",
+                       {qkv, c.i64("qkv_split/axis", -1), c.i64s("qkv_split/lengths", {hidden, hidden, hidden})});
     parts.set_output_count(3);
     PastState state;
     if (c.has_input(4)) state.past = c.input(4);
@@ -137,12 +147,14 @@ void multi_head_attention(ExtractContext& c) {
     if (!c.has_input(1) || !c.has_input(2)) c.unsupported("packed query / key / value (key or value absent)");
     OutPort q = c.input(0), k = c.input(1), v = c.input(2);
     for (const OutPort* p : {&q, &k, &v})
-        if (ExtractContext::rank_of(*p) != 3) c.unsupported("query, key and value other than [batch, sequence, hidden]");
+        if (ExtractContext::rank_of(*p) != 3)
+            c.unsupported("query, key and value other than [batch, sequence, hidden]");
     const int64_t hq = last_dim(q), hk = last_dim(k), hv = last_dim(v);
     if (hq <= 0 || hk != hq || hv <= 0 || hq % heads != 0 || hv % heads != 0)
         c.fail("query, key and value need static hidden sizes (query's = key's), multiples of num_heads");
     if (c.has_input(3)) {
-        Node bias = c.add("VariadicSplit", "bias_split", {c.input(3), c.i64("bias_split/axis", 0), c.i64s("bias_split/lengths", {hq, hk, hv})});
+        Node bias = c.add("VariadicSplit", "bias_split",
+                          {c.input(3), c.i64("bias_split/axis", 0), c.i64s("bias_split/lengths", {hq, hk, hv})});
         bias.set_output_count(3);
         q = c.op("Add", "q_bias", {q, bias.out(0)});
         k = c.op("Add", "k_bias", {k, bias.out(1)});
@@ -157,13 +169,14 @@ void multi_head_attention(ExtractContext& c) {
 // (GPT-NeoX): pairs (x[k], x[k + half]); interleaved (GPT-J): pairs (x[2k], x[2k + 1]). Each pair
 // (a, b) becomes (a·cos − b·sin, b·cos + a·sin). `x` must have rank 4. The helper nodes are named
 // `name`/..., the result `result` ("" = the framework node's own name).
-OutPort rotate(ExtractContext& c, const std::string& name, const std::string& result, const OutPort& x, const OutPort& cos, const OutPort& sin,
-               int64_t half, int64_t head, bool interleaved) {
+OutPort rotate(ExtractContext& c, const std::string& name, const std::string& result, const OutPort& x,
+               const OutPort& cos, const OutPort& sin, int64_t half, int64_t head, bool interleaved) {
     OutPort rotated = x, passed;
     const bool partial = head > 2 * half;
     if (partial) {
-        Node parts = c.add("VariadicSplit", name + "/rotary_part", {x, c.i64(name + "/rotary_part/axis", -1),
-                                                                    c.i64s(name + "/rotary_part/lengths", {2 * half, head - 2 * half})});
+        Node parts = c.add("VariadicSplit", name + "/rotary_part",
+                           {x, c.i64(name + "/rotary_part/axis", -1),
+                            c.i64s(name + "/rotary_part/lengths", {2 * half, head - 2 * half})});
         parts.set_output_count(2);
         rotated = parts.out(0);
         passed = parts.out(1);
@@ -172,25 +185,30 @@ OutPort rotate(ExtractContext& c, const std::string& name, const std::string& re
     if (interleaved) {  // [..., 2·half] -> [..., half, 2]: a = [..., 0], b = [..., 1]
         OutPort pairs = c.op("Reshape", name + "/pairs", {rotated, c.i64s(name + "/pairs/shape", {0, 0, 0, half, 2})},
                              {{"special_zero", true}});
-        Node split = c.add("Split", name + "/pair_split", {pairs, c.i64(name + "/pair_split/axis", -1)}, {{"num_splits", int64_t{2}}});
+        Node split = c.add("Split", name + "/pair_split", {pairs, c.i64(name + "/pair_split/axis", -1)},
+                           {{"num_splits", int64_t{2}}});
         split.set_output_count(2);
         a = c.op("Squeeze", name + "/a", {split.out(0), c.i64s(name + "/a/axis", {-1})});
         b = c.op("Squeeze", name + "/b", {split.out(1), c.i64s(name + "/b/axis", {-1})});
     } else {
-        Node halves = c.add("VariadicSplit", name + "/halves", {rotated, c.i64(name + "/halves/axis", -1), c.i64s(name + "/halves/lengths", {half, half})});
+        Node halves =
+            c.add("VariadicSplit", name + "/halves",
+                  {rotated, c.i64(name + "/halves/axis", -1), c.i64s(name + "/halves/lengths", {half, half})});
         halves.set_output_count(2);
         a = halves.out(0);
         b = halves.out(1);
     }
-    OutPort first = c.op("Subtract", name + "/first", {c.op("Multiply", name + "/a_cos", {a, cos}), c.op("Multiply", name + "/b_sin", {b, sin})});
-    OutPort second = c.op("Add", name + "/second", {c.op("Multiply", name + "/b_cos", {b, cos}), c.op("Multiply", name + "/a_sin", {a, sin})});
+    OutPort first = c.op("Subtract", name + "/first",
+                         {c.op("Multiply", name + "/a_cos", {a, cos}), c.op("Multiply", name + "/b_sin", {b, sin})});
+    OutPort second = c.op("Add", name + "/second",
+                          {c.op("Multiply", name + "/b_cos", {b, cos}), c.op("Multiply", name + "/a_sin", {a, sin})});
     OutPort y;
     if (interleaved) {
         OutPort first5 = c.op("Unsqueeze", name + "/first_pair", {first, c.i64s(name + "/first_pair/axis", {-1})});
         OutPort second5 = c.op("Unsqueeze", name + "/second_pair", {second, c.i64s(name + "/second_pair/axis", {-1})});
         OutPort pairs = c.op("Concat", name + "/rotated_pairs", {first5, second5}, {{"axis", int64_t{-1}}});
-        y = c.op("Reshape", partial ? name + "/rotated" : result, {pairs, c.i64s(name + "/rotated/shape", {0, 0, 0, -1})},
-                 {{"special_zero", true}});
+        y = c.op("Reshape", partial ? name + "/rotated" : result,
+                 {pairs, c.i64s(name + "/rotated/shape", {0, 0, 0, -1})}, {{"special_zero", true}});
     } else {
         y = c.op("Concat", partial ? name + "/rotated" : result, {first, second}, {{"axis", int64_t{-1}}});
     }
@@ -228,15 +246,18 @@ void rotary_embedding(ExtractContext& c) {
     if (rank == 3) {
         const int64_t heads = c.i("num_heads", 0);
         if (heads <= 0) c.fail("a rank-3 input needs the num_heads attribute");
-        if (last_dim(x) <= 0 || last_dim(x) % heads != 0) c.fail("the hidden size must be static and a multiple of num_heads");
+        if (last_dim(x) <= 0 || last_dim(x) % heads != 0)
+            c.fail("the hidden size must be static and a multiple of num_heads");
         head = last_dim(x) / heads;
         x = c.op("Reshape", "heads", {x, c.i64s("heads/shape", {0, 0, heads, head})}, {{"special_zero", true}});
     }
-    if (head < 2 * half) c.fail("the head (" + std::to_string(head) + ") must be static and at least the rotary dimension (" +
-                                std::to_string(2 * half) + ")");
+    if (head < 2 * half)
+        c.fail("the head (" + std::to_string(head) + ") must be static and at least the rotary dimension (" +
+               std::to_string(2 * half) + ")");
     if (rotary_dim == 0 && head != 2 * half) c.fail("a head wider than the caches needs rotary_embedding_dim");
     OutPort positions = c.input(1);
-    if (ExtractContext::rank_of(positions) != 2) c.unsupported("position_ids other than [batch, sequence] (offset form)");
+    if (ExtractContext::rank_of(positions) != 2)
+        c.unsupported("position_ids other than [batch, sequence] (offset form)");
     // [batch, sequence, half] -> broadcastable against x: heads before (rank 4) or after (rank 3) the sequence.
     const int64_t heads_axis = rank == 4 ? 1 : 2;
     OutPort cos = rotary_table(c, "cos", c.input(2), positions, heads_axis);
@@ -253,22 +274,29 @@ void rotary_embedding(ExtractContext& c) {
 // past_length [B]; returns [B, Nkv, P + S, H]. With equal lengths it is Concat(past, new).
 OutPort append_to_cache(ExtractContext& c, const std::string& name, const OutPort& past, const OutPort& fresh,
                         const OutPort& past_length, const OutPort& sequence) {
-    OutPort zeros = c.op("Broadcast", name + "/zeros", {c.scalar_like(name + "/zero", 0.0, fresh), c.op("ShapeOf", name + "/new_shape", {fresh}, {{"output_type", ElementType::i64}})},
+    OutPort zeros = c.op("Broadcast", name + "/zeros",
+                         {c.scalar_like(name + "/zero", 0.0, fresh),
+                          c.op("ShapeOf", name + "/new_shape", {fresh}, {{"output_type", ElementType::i64}})},
                          {{"mode", std::string("numpy")}});
     OutPort padded = c.op("Concat", name + "/padded", {past, zeros}, {{"axis", int64_t{2}}});
-    OutPort rows = c.op("Range", name + "/rows", {c.i64(name + "/rows/start", 0), c.dim(name + "/length", padded, 2), c.i64(name + "/rows/step", 1)},
-                        {{"output_type", ElementType::i64}});                                           // [T]
-    OutPort start = c.op("Unsqueeze", name + "/start", {past_length, c.i64s(name + "/start/axis", {1})});   // [B, 1]
+    OutPort rows =
+        c.op("Range", name + "/rows",
+             {c.i64(name + "/rows/start", 0), c.dim(name + "/length", padded, 2), c.i64(name + "/rows/step", 1)},
+             {{"output_type", ElementType::i64}});                                                         // [T]
+    OutPort start = c.op("Unsqueeze", name + "/start", {past_length, c.i64s(name + "/start/axis", {1})});  // [B, 1]
     OutPort end = c.op("Add", name + "/end", {start, sequence});
-    OutPort offset = c.op("Subtract", name + "/offset", {rows, start});                                 // [B, T]
+    OutPort offset = c.op("Subtract", name + "/offset", {rows, start});  // [B, T]
     OutPort last = c.op("Subtract", name + "/last", {sequence, c.i64(name + "/one", 1)});
-    OutPort index = c.op("Maximum", name + "/index", {c.op("Minimum", name + "/index_high", {offset, last}), c.i64(name + "/index_low", 0)});
-    OutPort moved = c.op("Gather", name + "/moved", {fresh, index, c.i64(name + "/moved/axis", 2)}, {{"batch_dims", int64_t{1}}});
+    OutPort index = c.op("Maximum", name + "/index",
+                         {c.op("Minimum", name + "/index_high", {offset, last}), c.i64(name + "/index_low", 0)});
+    OutPort moved =
+        c.op("Gather", name + "/moved", {fresh, index, c.i64(name + "/moved/axis", 2)}, {{"batch_dims", int64_t{1}}});
     auto rows_mask = [&](const std::string& suffix, const OutPort& m) {  // [B, T] -> [B, 1, T, 1]
         return c.op("Unsqueeze", name + "/" + suffix, {m, c.i64s(name + "/" + suffix + "/axes", {1, 3})});
     };
-    OutPort is_new = rows_mask("is_new", c.op("LogicalAnd", name + "/new_rows", {c.op("GreaterEqual", name + "/after_past", {rows, start}),
-                                                                                  c.op("Less", name + "/before_end", {rows, end})}));
+    OutPort is_new = rows_mask("is_new", c.op("LogicalAnd", name + "/new_rows",
+                                              {c.op("GreaterEqual", name + "/after_past", {rows, start}),
+                                               c.op("Less", name + "/before_end", {rows, end})}));
     OutPort is_past = rows_mask("is_past", c.op("Less", name + "/past_rows", {rows, start}));
     OutPort kept = c.op("Select", name + "/kept", {is_past, padded, c.scalar_like(name + "/cleared", 0.0, fresh)});
     return c.op("Select", name, {is_new, moved, kept});
@@ -283,17 +311,20 @@ OutPort append_to_cache(ExtractContext& c, const std::string& name, const OutPor
 // (if set), and within the entry's length. Scores are scale·Q·Kᵀ, softcap·tanh(·/softcap) if set.
 void group_query_attention(ExtractContext& c) {
     const int64_t heads = c.i("num_heads"), kv_heads = c.i("kv_num_heads");
-    if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0) c.fail("num_heads must be a positive multiple of kv_num_heads");
+    if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0)
+        c.fail("num_heads must be a positive multiple of kv_num_heads");
     if (c.i("sliding_window_cache", 0) != 0) c.unsupported("sliding_window_cache=1 (a window-sized cache)");
     if (c.i("smooth_softmax", 0) != 0) c.unsupported("smooth_softmax=1");
     if (c.i("qk_output", 0) != 0 || c.output_used(3)) c.unsupported("output_qk (qk_output)");
     for (const char* attr : {"k_quant_type", "v_quant_type"})
-        if (c.s(attr, "NONE") != "NONE") c.unsupported(std::string(attr) + "=" + c.s(attr, "") + " (quantized KV cache)");
+        if (c.s(attr, "NONE") != "NONE")
+            c.unsupported(std::string(attr) + "=" + c.s(attr, "") + " (quantized KV cache)");
     // Inputs 9 and up, in the spec's order; GenAI's models give none of them.
-    const std::vector<std::string> refused_inputs = {"position_ids", "attention_bias", "head_sink", "k_scale", "v_scale",
-                                                     "q_norm_weight", "k_norm_weight"};
+    const std::vector<std::string> refused_inputs = {"position_ids", "attention_bias", "head_sink",    "k_scale",
+                                                     "v_scale",      "q_norm_weight",  "k_norm_weight"};
     for (size_t i = 9; i < c.input_count(); ++i)
-        if (c.has_input(i)) c.unsupported("input " + (i - 9 < refused_inputs.size() ? refused_inputs[i - 9] : std::to_string(i)));
+        if (c.has_input(i))
+            c.unsupported("input " + (i - 9 < refused_inputs.size() ? refused_inputs[i - 9] : std::to_string(i)));
     if (c.has_input(3) != c.has_input(4)) c.fail("past_key and past_value must be given together");
     if (c.has_input(3) && (is_signed_int(c.input(3).type()) || is_unsigned_int(c.input(3).type())))
         c.unsupported("a quantized past_key / past_value (" + std::string(ir_name(c.input(3).type())) + ")");
@@ -305,9 +336,12 @@ void group_query_attention(ExtractContext& c) {
     const int64_t width = last_dim(query);
     int64_t head = 0;
     if (!c.has_input(1) && !c.has_input(2)) {  // packed [B, S, (N + 2·Nkv)·H]
-        if (width <= 0 || width % (heads + 2 * kv_heads) != 0) c.fail("a packed QKV needs a static width, a multiple of num_heads + 2·kv_num_heads");
+        if (width <= 0 || width % (heads + 2 * kv_heads) != 0)
+            c.fail("a packed QKV needs a static width, a multiple of num_heads + 2·kv_num_heads");
         head = width / (heads + 2 * kv_heads);
-        Node parts = c.add("VariadicSplit", "qkv_split", {query, c.i64("qkv_split/axis", -1), c.i64s("qkv_split/lengths", {heads * head, kv_heads * head, kv_heads * head})});
+        Node parts = c.add("VariadicSplit", "qkv_split",
+                           {query, c.i64("qkv_split/axis", -1),
+                            c.i64s("qkv_split/lengths", {heads * head, kv_heads * head, kv_heads * head})});
         parts.set_output_count(3);
         query = parts.out(0), key = parts.out(1), value = parts.out(2);
     } else {
@@ -316,21 +350,28 @@ void group_query_attention(ExtractContext& c) {
         head = width / heads;
         key = c.input(1), value = c.input(2);
     }
-    OutPort q = split_heads(c, "q", query, heads), k = split_heads(c, "k", key, kv_heads), v = split_heads(c, "v", value, kv_heads);
+    OutPort q = split_heads(c, "q", query, heads), k = split_heads(c, "k", key, kv_heads),
+            v = split_heads(c, "v", value, kv_heads);
 
     // Per entry: the tokens before the new ones, max(0, seqlens_k + 1 - S); positions [B, S].
     OutPort sequence = c.dim("sequence", query, 1);
     OutPort lengths = c.op("Convert", "seqlens", {c.input(5)}, {{"destination_type", ElementType::i64}});
-    OutPort past_length = c.op("Maximum", "past_length", {c.op("Subtract", "past_length/raw", {c.op("Add", "totals", {lengths, c.i64("one", 1)}), sequence}),
-                                                           c.i64("past_length/floor", 0)});
-    OutPort steps = c.op("Range", "steps", {c.i64("steps/start", 0), sequence, c.i64("steps/step", 1)}, {{"output_type", ElementType::i64}});
-    OutPort positions = c.op("Add", "positions", {c.op("Unsqueeze", "positions/start", {past_length, c.i64s("positions/axis", {1})}), steps});
+    OutPort past_length =
+        c.op("Maximum", "past_length",
+             {c.op("Subtract", "past_length/raw", {c.op("Add", "totals", {lengths, c.i64("one", 1)}), sequence}),
+              c.i64("past_length/floor", 0)});
+    OutPort steps = c.op("Range", "steps", {c.i64("steps/start", 0), sequence, c.i64("steps/step", 1)},
+                         {{"output_type", ElementType::i64}});
+    OutPort positions =
+        c.op("Add", "positions",
+             {c.op("Unsqueeze", "positions/start", {past_length, c.i64s("positions/axis", {1})}), steps});
 
     if (c.i("do_rotary", 0) != 0) {
         if (!c.has_input(7) || !c.has_input(8)) c.fail("do_rotary=1 needs cos_cache and sin_cache");
         const int64_t half = rotary_half(c, 7);
         if (2 * half > head) c.fail("the rotary caches are wider than half the head");
-        OutPort cos = rotary_table(c, "cos", c.input(7), positions, 1), sin = rotary_table(c, "sin", c.input(8), positions, 1);
+        OutPort cos = rotary_table(c, "cos", c.input(7), positions, 1),
+                sin = rotary_table(c, "sin", c.input(8), positions, 1);
         const bool interleaved = c.i("rotary_interleaved", 0) != 0;
         q = rotate(c, "q_rotary", "q_rotary", q, cos, sin, half, head, interleaved);
         k = rotate(c, "k_rotary", "k_rotary", k, cos, sin, half, head, interleaved);
@@ -344,24 +385,32 @@ void group_query_attention(ExtractContext& c) {
     if (heads != kv_heads) {  // query head h reads key / value head h / (num_heads / kv_num_heads)
         std::vector<int64_t> group(static_cast<size_t>(heads));
         for (int64_t h = 0; h < heads; ++h) group[static_cast<size_t>(h)] = h / (heads / kv_heads);
-        k = c.op("Gather", "k_groups", {k, c.i64s("groups", group), c.i64("groups/axis", 1)}, {{"batch_dims", int64_t{0}}});
-        v = c.op("Gather", "v_groups", {v, c.i64s("groups", group), c.i64("groups/axis", 1)}, {{"batch_dims", int64_t{0}}});
+        k = c.op("Gather", "k_groups", {k, c.i64s("groups", group), c.i64("groups/axis", 1)},
+                 {{"batch_dims", int64_t{0}}});
+        v = c.op("Gather", "v_groups", {v, c.i64s("groups", group), c.i64("groups/axis", 1)},
+                 {{"batch_dims", int64_t{0}}});
     }
     OutPort scores = scaled_scores(c, q, k, head);
     if (const double cap = c.f("softcap", 0.0); cap > 0.0) {
-        OutPort squashed = c.op("Tanh", "softcap/tanh", {c.op("Divide", "softcap/in", {scores, c.scalar_like("softcap/value", cap, scores)})});
+        OutPort squashed = c.op("Tanh", "softcap/tanh",
+                                {c.op("Divide", "softcap/in", {scores, c.scalar_like("softcap/value", cap, scores)})});
         scores = c.op("Multiply", "softcap", {squashed, c.scalar_like("softcap/out", cap, scores)});
     }
     // Which keys j each query (b, i) sees: [B, S, T], then [B, 1, S, T] over the heads.
-    OutPort keys = c.op("Range", "keys", {c.i64("keys/start", 0), c.dim("keys/length", k, 2), c.i64("keys/step", 1)}, {{"output_type", ElementType::i64}});
-    OutPort last_key = c.op("Unsqueeze", "last_key", {lengths, c.i64s("last_key/axes", {1, 2})});      // [B, 1, 1]
+    OutPort keys = c.op("Range", "keys", {c.i64("keys/start", 0), c.dim("keys/length", k, 2), c.i64("keys/step", 1)},
+                        {{"output_type", ElementType::i64}});
+    OutPort last_key = c.op("Unsqueeze", "last_key", {lengths, c.i64s("last_key/axes", {1, 2})});  // [B, 1, 1]
     OutPort seen = c.op("LessEqual", "in_length", {keys, last_key});
-    OutPort query_position = c.op("Unsqueeze", "query_position", {positions, c.i64s("query_position/axis", {2})});  // [B, S, 1]
+    OutPort query_position =
+        c.op("Unsqueeze", "query_position", {positions, c.i64s("query_position/axis", {2})});  // [B, S, 1]
     if (causal) seen = c.op("LogicalAnd", "causal", {seen, c.op("LessEqual", "not_future", {keys, query_position})});
     if (window > 0)
-        seen = c.op("LogicalAnd", "windowed", {seen, c.op("Greater", "in_window", {keys, c.op("Subtract", "window_start", {query_position, c.i64("window", window)})})});
+        seen = c.op("LogicalAnd", "windowed",
+                    {seen, c.op("Greater", "in_window",
+                                {keys, c.op("Subtract", "window_start", {query_position, c.i64("window", window)})})});
     seen = c.op("Unsqueeze", "seen", {seen, c.i64s("seen/axis", {1})});
-    scores = c.op("Select", "masked", {seen, scores, c.scalar_like("hidden", std::numeric_limits<float>::lowest(), scores)});
+    scores =
+        c.op("Select", "masked", {seen, scores, c.scalar_like("hidden", std::numeric_limits<float>::lowest(), scores)});
     c.set_output(0, weighted_values(c, scores, v));
 }
 

@@ -22,8 +22,9 @@ OutPort activation(ExtractContext& c, const OutPort& x, const std::string& kind,
     if (kind == "LeakyRelu") return c.op("PRelu", "", {x, c.scalar_like("alpha", param(0, "alpha"), x)});
     if (kind == "Clip") return c.op("Clamp", "", {x}, {{"min", param(0, "min")}, {"max", param(1, "max")}});
     if (kind == "HardSigmoid")
-        return c.op("HardSigmoid", "", {x, c.scalar_like("alpha", param(0, "alpha"), x), c.scalar_like("beta", param(1, "beta"), x)});
-    c.unsupported("activation '" + kind + "'");
+        return c.op("HardSigmoid", "",
+                    {x, c.scalar_like("alpha", param(0, "alpha"), x), c.scalar_like("beta", param(1, "beta"), x)});
+    c.unsupported(std::string("activation '").append(kind).append("'"));  // (a + chain trips GCC 12's -Wrestrict)
 }
 
 // FusedConv(X, W, B?, Z?; Conv's attributes, activation, activation_params): activation(Conv + Z).
@@ -43,13 +44,16 @@ void fused_gemm(ExtractContext& c) {
     std::vector<OutPort> inputs{c.input(0), c.input(1)};
     if (c.has_input(2)) inputs.push_back(c.input(2));
     OutPort y = c.op("Gemm", "gemm", inputs,
-                     {{"alpha", c.f("alpha", 1.0)}, {"beta", c.f("beta", 1.0)},
-                      {"transA", c.i("transA", 0) != 0}, {"transB", c.i("transB", 0) != 0}});
+                     {{"alpha", c.f("alpha", 1.0)},
+                      {"beta", c.f("beta", 1.0)},
+                      {"transA", c.i("transA", 0) != 0},
+                      {"transB", c.i("transB", 0) != 0}});
     std::vector<double> params;
     if (c.has("activation_alpha")) params.push_back(c.f("activation_alpha", 0.0));
     if (c.has("activation_beta")) params.push_back(c.f("activation_beta", 0.0));
     if (kind == "LeakyRelu" && params.empty()) params.push_back(0.01);  // LeakyRelu's default alpha
-    if (kind == "HardSigmoid" && params.size() < 2) params = {c.f("activation_alpha", 0.2), c.f("activation_beta", 0.5)};
+    if (kind == "HardSigmoid" && params.size() < 2)
+        params = {c.f("activation_alpha", 0.2), c.f("activation_beta", 0.5)};
     c.set_output(0, activation(c, y, kind, params));
 }
 

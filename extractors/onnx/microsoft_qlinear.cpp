@@ -24,10 +24,12 @@ void qlinear_add(ExtractContext& c) {
 // A_scale·B_scale / C_scale, ONNX Runtime's order (dequantizing first rounds differently).
 void qlinear_mul(ExtractContext& c) {
     if (!c.has_input(7)) {  // no output zero point: uint8, zero
-        quantize_output(c, c.op("Multiply", "float", {dequantize_input(c, "A", 0, 1, 2), dequantize_input(c, "B", 3, 4, 5)}), 6, 7);
+        quantize_output(
+            c, c.op("Multiply", "float", {dequantize_input(c, "A", 0, 1, 2), dequantize_input(c, "B", 3, 4, 5)}), 6, 7);
         return;
     }
-    requantize_product(c, c.op("Multiply", "product", {integer_input(c, "A", 0, 2), integer_input(c, "B", 3, 5)}), 1, 4, 6, 7);
+    requantize_product(c, c.op("Multiply", "product", {integer_input(c, "A", 0, 2), integer_input(c, "B", 3, 5)}), 1, 4,
+                       6, 7);
 }
 
 // QLinearSigmoid / QLinearLeakyRelu(X, X_scale, X_zero_point?, Y_scale, Y_zero_point?)
@@ -70,8 +72,12 @@ void qlinear_average_pool(ExtractContext& c) {
     const SpatialAttrs a = onnx_spatial_attrs(c, kernel.size(), false);
     OutPort x = dequantize_input(c, "X", 0, 1, 2);
     OutPort pooled = c.op("AvgPool", "float", {x},
-                          {{"kernel", kernel}, {"strides", a.strides}, {"pads_begin", a.pads_begin}, {"pads_end", a.pads_end},
-                           {"auto_pad", a.auto_pad}, {"rounding_type", std::string(c.i("ceil_mode", 0) ? "ceil" : "floor")},
+                          {{"kernel", kernel},
+                           {"strides", a.strides},
+                           {"pads_begin", a.pads_begin},
+                           {"pads_end", a.pads_end},
+                           {"auto_pad", a.auto_pad},
+                           {"rounding_type", std::string(c.i("ceil_mode", 0) ? "ceil" : "floor")},
                            {"exclude-pad", c.i("count_include_pad", 0) == 0}});
     quantize_output(c, pooled, 3, 4);
 }
@@ -79,7 +85,8 @@ void qlinear_average_pool(ExtractContext& c) {
 // QLinearSoftmax(X, X_scale, x_zero_point?, y_scale, y_zero_point; axis, opset): the softmax of
 // ONNX opset `opset`; only opset 13's (over `axis` alone) is converted.
 void qlinear_softmax(ExtractContext& c) {
-    if (c.i("opset", 13) < 13) c.unsupported("opset=" + std::to_string(c.i("opset", 13)) + " (softmax over flattened axes)");
+    if (c.i("opset", 13) < 13)
+        c.unsupported("opset=" + std::to_string(c.i("opset", 13)) + " (softmax over flattened axes)");
     OutPort x = dequantize_input(c, "X", 0, 1, 2);
     quantize_output(c, c.op("Softmax", "float", {x}, {{"axis", c.i("axis", -1)}}), 3, 4);
 }
@@ -90,7 +97,8 @@ void register_onnx_microsoft_qlinear(ExtractorRegistry& r) {
     r.add({"onnx", kDomain, "QLinearAdd", 1, INT64_MAX, qlinear_add});
     r.add({"onnx", kDomain, "QLinearMul", 1, INT64_MAX, qlinear_mul});
     r.add({"onnx", kDomain, "QLinearSigmoid", 1, INT64_MAX, [](ExtractContext& c) { qlinear_unary(c, "Sigmoid"); }});
-    r.add({"onnx", kDomain, "QLinearLeakyRelu", 1, INT64_MAX, [](ExtractContext& c) { qlinear_unary(c, "LeakyRelu"); }});
+    r.add(
+        {"onnx", kDomain, "QLinearLeakyRelu", 1, INT64_MAX, [](ExtractContext& c) { qlinear_unary(c, "LeakyRelu"); }});
     r.add({"onnx", kDomain, "QLinearConcat", 1, INT64_MAX, qlinear_concat});
     r.add({"onnx", kDomain, "QLinearGlobalAveragePool", 1, INT64_MAX, qlinear_global_average_pool});
     r.add({"onnx", kDomain, "QLinearAveragePool", 1, INT64_MAX, qlinear_average_pool});

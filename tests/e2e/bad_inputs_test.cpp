@@ -80,7 +80,8 @@ std::vector<BadInput> bad_inputs() {
              write_bytes(d / "m.onnx", bytes.substr(0, bytes.size() / 2));
              return "--input_model " + (d / "m.onnx").string();
          },
-         1, {"m.onnx", "the ONNX file is truncated or corrupt"}},
+         1,
+         {"m.onnx", "the ONNX file is truncated or corrupt"}},
         {"garbage bytes",
          [](const fs::path& d) {
              std::string bytes(4096, '\0');
@@ -88,30 +89,38 @@ std::vector<BadInput> bad_inputs() {
              write_bytes(d / "m.onnx", bytes);
              return "--input_model " + (d / "m.onnx").string();
          },
-         1, {"m.onnx", "the ONNX file is truncated or corrupt"}},
+         1,
+         {"m.onnx", "the ONNX file is truncated or corrupt"}},
         {"a protobuf length that lies",
          [](const fs::path& d) {
              write_bytes(d / "m.onnx", std::string("\x08\x08\x3a\xff\xff\xff\x07graph", 11));
              return "--input_model " + (d / "m.onnx").string();
          },
-         1, {"m.onnx", "a field runs past the end of its message"}},
+         1,
+         {"m.onnx", "a field runs past the end of its message"}},
         {"a TFLite flatbuffer cut short",
          [](const fs::path& d) {
-             const std::string bytes = read_bytes(std::string(MO_SOURCE_DIR) + "/tests/e2e/data/tflite_int8/int8_cnn/model.tflite");
+             const std::string bytes =
+                 read_bytes(std::string(MO_SOURCE_DIR) + "/tests/e2e/data/tflite_int8/int8_cnn/model.tflite");
              write_bytes(d / "m.tflite", bytes.substr(0, bytes.size() / 3));
              return "--input_model " + (d / "m.tflite").string();
          },
-         1, {"m.tflite", "corrupt or truncated"}},
+         1,
+         {"m.tflite", "corrupt or truncated"}},
         {"external data path with ..",
          [](const fs::path& d) {
              write_bytes(d / "outside.bin", std::string(16, '\0'));
              fs::create_directories(d / "model");
              return "--input_model " + add_model(d / "model/m.onnx", external("w", "../outside.bin", {4}));
          },
-         1, {"external data path '../outside.bin' leaves the model's directory"}},
+         1,
+         {"external data path '../outside.bin' leaves the model's directory"}},
         {"external data at an absolute path",
-         [](const fs::path& d) { return "--input_model " + add_model(d / "m.onnx", external("w", "/etc/hostname", {4})); },
-         1, {"external data path '/etc/hostname' is absolute"}},
+         [](const fs::path& d) {
+             return "--input_model " + add_model(d / "m.onnx", external("w", "/etc/hostname", {4}));
+         },
+         1,
+         {"external data path '/etc/hostname' is absolute"}},
         {"external data through a symlink that leaves the directory",
          [](const fs::path& d) {
              write_bytes(d / "outside.bin", std::string(16, '\0'));
@@ -119,16 +128,21 @@ std::vector<BadInput> bad_inputs() {
              fs::create_symlink(d / "outside.bin", d / "model/w.bin");
              return "--input_model " + add_model(d / "model/m.onnx", external("w", "w.bin", {4}));
          },
-         1, {"external data path 'w.bin' leaves the model's directory"}},
+         1,
+         {"external data path 'w.bin' leaves the model's directory"}},
         {"a missing external-data file (shard)",
-         [](const fs::path& d) { return "--input_model " + add_model(d / "m.onnx", external("w", "missing.bin", {4})); },
-         1, {"initializer 'w'", "external data file 'missing.bin' cannot be read", "No such file"}},
+         [](const fs::path& d) {
+             return "--input_model " + add_model(d / "m.onnx", external("w", "missing.bin", {4}));
+         },
+         1,
+         {"initializer 'w'", "external data file 'missing.bin' cannot be read", "No such file"}},
         {"external data shorter than the tensor",
          [](const fs::path& d) {
              write_bytes(d / "w.bin", std::string(8, '\0'));
              return "--input_model " + add_model(d / "m.onnx", external("w", "w.bin", {4}));
          },
-         1, {"needs 16 bytes but 'w.bin' has only 8 left"}},
+         1,
+         {"needs 16 bytes but 'w.bin' has only 8 left"}},
         {"a graph cycle",
          [](const fs::path& d) {
              test::OnnxModelBuilder m(13);
@@ -138,7 +152,8 @@ std::vector<BadInput> bad_inputs() {
              m.output("b");
              return "--input_model " + m.save((d / "m.onnx").string());
          },
-         1, {"cycle"}},
+         1,
+         {"cycle"}},
         {"a dangling edge (an input nothing produces)",
          [](const fs::path& d) {
              test::OnnxModelBuilder m(13);
@@ -147,7 +162,8 @@ std::vector<BadInput> bad_inputs() {
              m.output("y");
              return "--input_model " + m.save((d / "m.onnx").string());
          },
-         1, {"nowhere"}},
+         1,
+         {"nowhere"}},
         {"duplicate tensor names",
          [](const fs::path& d) {
              test::OnnxModelBuilder m(13);
@@ -157,7 +173,8 @@ std::vector<BadInput> bad_inputs() {
              m.output("y");
              return "--input_model " + m.save((d / "m.onnx").string());
          },
-         1, {"'y'"}},
+         1,
+         {"'y'"}},
         {"an unknown opset domain",
          [](const fs::path& d) {
              test::OnnxModelBuilder m(13);
@@ -166,7 +183,8 @@ std::vector<BadInput> bad_inputs() {
              m.output("y");
              return "--input_model " + m.save((d / "m.onnx").string());
          },
-         1, {"com.example"}},
+         1,
+         {"com.example"}},
         {"an attribute of the wrong type",
          [](const fs::path& d) {
              test::OnnxModelBuilder m(13);
@@ -176,48 +194,64 @@ std::vector<BadInput> bad_inputs() {
              m.output("y");
              return "--input_model " + m.save((d / "m.onnx").string());
          },
-         1, {"strides"}},
+         1,
+         {"strides"}},
         {"huge dims (a tensor larger than its data)",
          [](const fs::path& d) {
-             onnx::TensorProto w = test::int_tensor<float>("w", onnx::TensorProto::FLOAT, {1, 2, 3, 4}, {int64_t{1} << 40});
+             onnx::TensorProto w =
+                 test::int_tensor<float>("w", onnx::TensorProto::FLOAT, {1, 2, 3, 4}, {int64_t{1} << 40});
              return "--input_model " + add_model(d / "m.onnx", w);
          },
-         1, {"tensor data has 16 bytes but its shape needs"}},
+         1,
+         {"tensor data has 16 bytes but its shape needs"}},
         {"an unwritable output directory",
          [](const fs::path& d) {
              write_bytes(d / "a_file", "x");
              return "--input_model " + kValid + " --output_dir " + (d / "a_file/out").string() + " --model_name m";
          },
-         1, {"cannot create the output directory"}},
+         1,
+         {"cannot create the output directory"}},
         {"a bad flag value",
          [](const fs::path&) { return "--input_model " + kValid + " --batch many"; },
-         2, {"--batch: 'many' is not a number"}},
+         2,
+         {"--batch: 'many' is not a number"}},
         {"an unknown flag",
          [](const fs::path&) { return "--input_model " + kValid + " --frobnicate"; },
-         2, {"unknown flag '--frobnicate'"}},
+         2,
+         {"unknown flag '--frobnicate'"}},
         {"a plugin of another ABI",
-         [](const fs::path&) { return "--input_model " + kValid + " --extensions " + MO_FAULTY_PLUGIN_DIR + "/libmo_faulty_abi.so"; },
-         1, {"libmo_faulty_abi.so", "ABI"}},
+         [](const fs::path&) {
+             return "--input_model " + kValid + " --extensions " + MO_FAULTY_PLUGIN_DIR + "/libmo_faulty_abi.so";
+         },
+         1,
+         {"libmo_faulty_abi.so", "ABI"}},
         {"a plugin whose registration throws",
-         [](const fs::path&) { return "--input_model " + kValid + " --extensions " + MO_FAULTY_PLUGIN_DIR + "/libmo_faulty_throws.so"; },
-         1, {"libmo_faulty_throws.so"}},
+         [](const fs::path&) {
+             return "--input_model " + kValid + " --extensions " + MO_FAULTY_PLUGIN_DIR + "/libmo_faulty_throws.so";
+         },
+         1,
+         {"libmo_faulty_throws.so"}},
         {"a plugin with a missing dependency",
          [](const fs::path&) {
-             return "--input_model " + kValid + " --extensions " + MO_FAULTY_PLUGIN_DIR + "/libmo_faulty_needs_dependency.so";
+             return "--input_model " + kValid + " --extensions " + MO_FAULTY_PLUGIN_DIR +
+                    "/libmo_faulty_needs_dependency.so";
          },
-         1, {"libmo_faulty_needs_dependency.so", "libmo_test_absent_dependency.so"}},
+         1,
+         {"libmo_faulty_needs_dependency.so", "libmo_test_absent_dependency.so"}},
         {"a malformed transformations config",
          [](const fs::path& d) {
              write_bytes(d / "c.json", "[{\"id\": \"ReplaceSubgraphWithOp\", ");
              return "--input_model " + kValid + " --transformations_config " + (d / "c.json").string();
          },
-         1, {"c.json"}},
+         1,
+         {"c.json"}},
         {"a file of no known format",
          [](const fs::path& d) {
              write_bytes(d / "m.txt", "hello");
              return "--input_model " + (d / "m.txt").string();
          },
-         1, {"m.txt"}},
+         1,
+         {"m.txt"}},
     };
 }
 
@@ -236,14 +270,17 @@ TEST_P(BadInputs, ClearErrorExitCodeNothingWrittenExistingIrIntact) {
     if (args.find("--output_dir") == std::string::npos) args += " --output_dir " + out.string() + " --model_name m";
     const test::CommandResult r = test::run_command(MO_BINARY, args);
     EXPECT_EQ(r.exit_code, bad.exit_code) << r.output;
-    for (const std::string& fragment : bad.message) EXPECT_NE(r.output.find(fragment), std::string::npos) << fragment << "\n" << r.output;
+    for (const std::string& fragment : bad.message)
+        EXPECT_NE(r.output.find(fragment), std::string::npos) << fragment << "\n" << r.output;
     EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
     size_t files = 0;
-    for (const auto& e : fs::directory_iterator(out)) files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
+    for (const auto& e : fs::directory_iterator(out))
+        files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
     EXPECT_EQ(files, 0u) << "files left behind in " << out;
     EXPECT_EQ(read_bytes(out / "m.xml"), "earlier xml");
     EXPECT_EQ(read_bytes(out / "m.bin"), "earlier bin");
-    std::cout << "[ row ] " << bad.row << " | exit " << r.exit_code << " | " << r.output.substr(0, r.output.find('\n')) << "\n";
+    std::cout << "[ row ] " << bad.row << " | exit " << r.exit_code << " | " << r.output.substr(0, r.output.find('\n'))
+              << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BadInputs, ::testing::ValuesIn(bad_inputs()),
@@ -252,9 +289,7 @@ INSTANTIATE_TEST_SUITE_P(Table, BadInputs, ::testing::ValuesIn(bad_inputs()),
 // A model of `mib` MiB of f32 zeros in a sparse external-data file: cheap to make, long to write.
 std::string large_model(const fs::path& dir, int64_t mib) {
     const int64_t elements = mib << 18;
-    {
-        std::ofstream f(dir / "w.bin", std::ios::binary);
-    }
+    { std::ofstream f(dir / "w.bin", std::ios::binary); }
     fs::resize_file(dir / "w.bin", static_cast<uintmax_t>(elements * 4));
     test::OnnxModelBuilder m(13);
     m.input("x", {elements});
@@ -277,8 +312,8 @@ TEST(BadInputs, SignalDuringWritingLeavesNothingBehind) {
         const pid_t pid = ::fork();
         ASSERT_GE(pid, 0);
         if (pid == 0) {
-            ::execl(MO_BINARY, MO_BINARY, "--input_model", model.c_str(), "--output_dir", out.c_str(), "--model_name", "m",
-                    "--compress_to_fp16=False", static_cast<char*>(nullptr));
+            ::execl(MO_BINARY, MO_BINARY, "--input_model", model.c_str(), "--output_dir", out.c_str(), "--model_name",
+                    "m", "--compress_to_fp16=False", static_cast<char*>(nullptr));
             ::_exit(127);
         }
         // Wait for the temporary BIN to appear, then interrupt.
@@ -294,7 +329,8 @@ TEST(BadInputs, SignalDuringWritingLeavesNothingBehind) {
         ASSERT_TRUE(seen) << "the conversion ended before its BIN was seen being written";
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
         size_t files = 0;
-        for (const auto& e : fs::directory_iterator(out)) files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
+        for (const auto& e : fs::directory_iterator(out))
+            files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
         EXPECT_EQ(files, 0u) << "signal " << sig << " left files in " << out;
         EXPECT_EQ(read_bytes(out / "m.xml"), "earlier xml");
         EXPECT_EQ(read_bytes(out / "m.bin"), "earlier bin");
@@ -310,10 +346,12 @@ TEST(BadInputs, FullDiskIsAClearErrorAndLeavesNothingBehind) {
     write_bytes(out / "m.xml", "earlier xml");
     write_bytes(out / "m.bin", "earlier bin");
     const std::string model = std::string(MO_SOURCE_DIR) + "/tests/e2e/data/llm/model.onnx";  // an 88 KB BIN
-    const test::CommandResult r = test::run_command(
-        MO_BINARY, "--input_model " + model + " --output_dir " + out.string() + " --model_name m --compress_to_fp16=False");
+    const test::CommandResult r =
+        test::run_command(MO_BINARY, "--input_model " + model + " --output_dir " + out.string() +
+                                         " --model_name m --compress_to_fp16=False");
     size_t files = 0;
-    for (const auto& e : fs::directory_iterator(out)) files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
+    for (const auto& e : fs::directory_iterator(out))
+        files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
     const std::string xml = read_bytes(out / "m.xml"), bin = read_bytes(out / "m.bin");
     ::umount(out.c_str());
     EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -321,7 +359,8 @@ TEST(BadInputs, FullDiskIsAClearErrorAndLeavesNothingBehind) {
     EXPECT_EQ(files, 0u);
     EXPECT_EQ(xml, "earlier xml");
     EXPECT_EQ(bin, "earlier bin");
-    std::cout << "[ row ] a full disk | exit " << r.exit_code << " | " << r.output.substr(0, r.output.find('\n')) << "\n";
+    std::cout << "[ row ] a full disk | exit " << r.exit_code << " | " << r.output.substr(0, r.output.find('\n'))
+              << "\n";
 }
 
 }  // namespace

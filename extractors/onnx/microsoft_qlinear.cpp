@@ -49,7 +49,7 @@ void qlinear_concat(ExtractContext& c) {
         c.fail("needs Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) for each input");
     std::vector<OutPort> parts;
     for (size_t i = 2; i + 2 < c.input_count(); i += 3)
-        parts.push_back(dequantize_input(c, "X" + std::to_string(parts.size()), i, i + 1, i + 2));
+        parts.push_back(dequantize_input(c, std::string("X").append(std::to_string(parts.size())), i, i + 1, i + 2));
     quantize_output(c, c.op("Concat", "float", parts, {{"axis", c.i("axis")}}), 0, 1);
 }
 
@@ -68,18 +68,8 @@ void qlinear_global_average_pool(ExtractContext& c) {
 // QLinearAveragePool(X, x_scale, x_zero_point?, y_scale, y_zero_point?): AveragePool's attributes.
 void qlinear_average_pool(ExtractContext& c) {
     refuse_channels_last(c);
-    const std::vector<int64_t> kernel = c.ints("kernel_shape");
-    const SpatialAttrs a = onnx_spatial_attrs(c, kernel.size(), false);
-    OutPort x = dequantize_input(c, "X", 0, 1, 2);
-    OutPort pooled = c.op("AvgPool", "float", {x},
-                          {{"kernel", kernel},
-                           {"strides", a.strides},
-                           {"pads_begin", a.pads_begin},
-                           {"pads_end", a.pads_end},
-                           {"auto_pad", a.auto_pad},
-                           {"rounding_type", std::string(c.i("ceil_mode", 0) ? "ceil" : "floor")},
-                           {"exclude-pad", c.i("count_include_pad", 0) == 0}});
-    quantize_output(c, pooled, 3, 4);
+    const AttrMap attrs = onnx_average_pool_attrs(c);
+    quantize_output(c, c.op("AvgPool", "float", {dequantize_input(c, "X", 0, 1, 2)}, attrs), 3, 4);
 }
 
 // QLinearSoftmax(X, X_scale, x_zero_point?, y_scale, y_zero_point; axis, opset): the softmax of

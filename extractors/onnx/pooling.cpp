@@ -47,21 +47,7 @@ void max_pool(ExtractContext& c) {
     pool.out(1).names().clear();
 }
 
-void average_pool(ExtractContext& c) {
-    std::vector<int64_t> k = kernel(c);
-    SpatialAttrs a = onnx_spatial_attrs(c, k.size(), false);
-    if (c.has("dilations")) {
-        for (int64_t d : c.ints("dilations"))
-            if (d != 1) c.unsupported("AveragePool with dilations");
-    }
-    c.become("AvgPool", {{"kernel", k},
-                         {"strides", a.strides},
-                         {"pads_begin", a.pads_begin},
-                         {"pads_end", a.pads_end},
-                         {"auto_pad", a.auto_pad},
-                         {"rounding_type", std::string(c.i("ceil_mode", 0) ? "ceil" : "floor")},
-                         {"exclude-pad", c.i("count_include_pad", 0) == 0}});
-}
+void average_pool(ExtractContext& c) { c.become("AvgPool", onnx_average_pool_attrs(c)); }
 
 // Global pooling = a reduction over the spatial axes 2.. that keeps them as 1s.
 void global_pool(ExtractContext& c, const char* reduction) {
@@ -71,6 +57,22 @@ void global_pool(ExtractContext& c, const char* reduction) {
 }
 
 }  // namespace
+
+AttrMap onnx_average_pool_attrs(ExtractContext& c) {
+    std::vector<int64_t> k = kernel(c);
+    SpatialAttrs a = onnx_spatial_attrs(c, k.size(), false);
+    if (c.has("dilations")) {
+        for (int64_t d : c.ints("dilations"))
+            if (d != 1) c.unsupported("AveragePool with dilations");
+    }
+    return {{"kernel", k},
+            {"strides", a.strides},
+            {"pads_begin", a.pads_begin},
+            {"pads_end", a.pads_end},
+            {"auto_pad", a.auto_pad},
+            {"rounding_type", std::string(c.i("ceil_mode", 0) ? "ceil" : "floor")},
+            {"exclude-pad", c.i("count_include_pad", 0) == 0}};
+}
 
 void register_onnx_pooling(ExtractorRegistry& r) {
     r.add({"onnx", "", "MaxPool", 1, INT64_MAX, max_pool});

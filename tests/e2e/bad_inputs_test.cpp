@@ -19,18 +19,14 @@
 #include "emit/ir_test_util.hpp"
 #include "extractors/onnx_test_support.hpp"
 #include "support/run_command.hpp"
+#include "support/write_file.hpp"
 
 namespace mo {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_bytes(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string read_bytes(const fs::path& p) { return test::read_file_bytes(p.string()); }
 
 void write_bytes(const fs::path& p, const std::string& bytes) {
     std::ofstream f(p, std::ios::binary | std::ios::trunc);

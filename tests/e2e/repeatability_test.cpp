@@ -11,18 +11,14 @@
 
 #include "emit/ir_test_util.hpp"
 #include "support/run_command.hpp"
+#include "support/write_file.hpp"
 
 namespace mo {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_bytes(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string read_bytes(const fs::path& p) { return test::read_file_bytes(p.string()); }
 
 std::vector<fs::path> test_models() {
     std::vector<fs::path> models{fs::path(MO_SOURCE_DIR) / "samples/tiny_cnn.prototxt"};

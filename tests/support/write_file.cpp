@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace mo::test {
@@ -20,6 +21,13 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
     std::error_code ec;
     std::filesystem::rename(temp, path, ec);
     if (ec) throw std::runtime_error("cannot rename " + temp + " to " + path + ": " + ec.message());
+}
+
+std::string read_file_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
 }
 
 }  // namespace mo::test

@@ -11,4 +11,7 @@ namespace mo::test {
 // Throws std::runtime_error when the file cannot be written.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
+// The whole file's bytes ("" when it cannot be read).
+std::string read_file_bytes(const std::string& path);
+
 }  // namespace mo::test

@@ -1,7 +1,7 @@
 // ONNX Runtime's attention contrib ops (domain com.microsoft), as opset sub-graphs (semantics:
 // ONNX Runtime's docs/ContribOperators.md): Attention (BERT-style, one input projected to Q, K
-// and V), MultiHeadAttention (Q, K and V given), RotaryEmbedding, and GroupQueryAttention (the
-// decoder attention of ONNX Runtime GenAI's LLMs, with its KV cache). Attention's and
+// and V; with GPT-2's past state), MultiHeadAttention (Q, K and V given), RotaryEmbedding, and
+// GroupQueryAttention (the decoder attention of ONNX Runtime GenAI's LLMs, with its KV cache).
 // MultiHeadAttention's past state and the less common mask formats are refused by name.
 #include <cmath>
 #include <limits>

@@ -41,6 +41,9 @@ void conv_2d(ExtractContext& c) {
     OutPort x = transpose(c, "to_nchw", c.input(0), kToNchw);
     OutPort w = transpose(c, "weights", c.input(1), kToNchw);
     const PartialShape &xs = c.input(0).shape(), &ws = c.input(1).shape();
+    for (const auto& [shape, what] : {std::pair{&xs, "input"}, std::pair{&ws, "filter [O, H, W, I]"}})
+        if (shape->rank_is_static() && shape->rank() != 4)
+            c.fail(std::string("the ") + what + " must be 4-D, not of rank " + std::to_string(shape->rank()));
     if (xs.rank_is_static() && ws.rank_is_static() && xs[3].is_static() && ws[3].is_static() &&
         xs[3].get_length() != ws[3].get_length())
         c.unsupported("CONV_2D with groups (input channels " + std::to_string(xs[3].get_length()) +

@@ -385,10 +385,9 @@ void group_query_attention(ExtractContext& c) {
     if (heads != kv_heads) {  // query head h reads key / value head h / (num_heads / kv_num_heads)
         std::vector<int64_t> group(static_cast<size_t>(heads));
         for (int64_t h = 0; h < heads; ++h) group[static_cast<size_t>(h)] = h / (heads / kv_heads);
-        k = c.op("Gather", "k_groups", {k, c.i64s("groups", group), c.i64("groups/axis", 1)},
-                 {{"batch_dims", int64_t{0}}});
-        v = c.op("Gather", "v_groups", {v, c.i64s("groups", group), c.i64("groups/axis", 1)},
-                 {{"batch_dims", int64_t{0}}});
+        const OutPort groups = c.i64s("groups", group), axis = c.i64("groups/axis", 1);
+        k = c.op("Gather", "k_groups", {k, groups, axis}, {{"batch_dims", int64_t{0}}});
+        v = c.op("Gather", "v_groups", {v, groups, axis}, {{"batch_dims", int64_t{0}}});
     }
     OutPort scores = scaled_scores(c, q, k, head);
     if (const double cap = c.f("softcap", 0.0); cap > 0.0) {

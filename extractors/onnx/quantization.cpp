@@ -78,18 +78,34 @@ ElementType quantized_type(ExtractContext& c, const OutPort& zp) {
     return t;
 }
 
+// Output 0 = saturate(round(q) + zero point) in the type of the zero point, input `zp_in`, which
+// `shape` makes broadcast against q; with that optional input absent, uint8 and no zero point.
+// A zero constant adds nothing.
+template <typename Shape>
+void set_saturated(ExtractContext& c, const OutPort& q, size_t zp_in, Shape shape) {
+    if (!c.has_input(zp_in)) {
+        c.set_output(0, saturate_round(c, q, nullptr, ElementType::u8));
+        return;
+    }
+    const ElementType type = quantized_type(c, c.input(zp_in));
+    if (is_zero_constant(c.input_value(zp_in))) {
+        c.set_output(0, saturate_round(c, q, nullptr, type));
+        return;
+    }
+    OutPort zp = to_type(c, "y_zero_point/f32", shape(c.input(zp_in)), ElementType::f32);
+    c.set_output(0, saturate_round(c, q, &zp, type));
+}
+
+void set_saturated(ExtractContext& c, const OutPort& q, size_t zp_in) {
+    set_saturated(c, q, zp_in, [](const OutPort& zp) { return zp; });
+}
+
 void quantize_linear(ExtractContext& c) {
     OutPort x = c.input(0), scale = c.input(1);
     require_f32(c, x, "input x");
     require_f32(c, scale, "y_scale");
-    const ElementType type = c.has_input(2) ? quantized_type(c, c.input(2)) : ElementType::u8;
     OutPort q = in_f32(c.add("Divide", "scaled", {x, along_axis(c, "y_scale", scale, x)}));
-    if (!c.has_input(2) || is_zero_constant(c.input_value(2))) {
-        c.set_output(0, saturate_round(c, q, nullptr, type));
-        return;
-    }
-    OutPort zp = to_type(c, "y_zero_point/f32", along_axis(c, "y_zero_point", c.input(2), x), ElementType::f32);
-    c.set_output(0, saturate_round(c, q, &zp, type));
+    set_saturated(c, q, 2, [&](const OutPort& zp) { return along_axis(c, "y_zero_point", zp, x); });
 }
 
 // Blocked DequantizeLinear (opset 21, block_size > 0): scale and zero point have x's rank with
@@ -320,16 +336,10 @@ void require_single(ExtractContext& c, const OutPort& p, const std::string& what
 // `y_zp_in`, whose type is the output type). Each f32 step is kept out of f16 compression.
 void requantize(ExtractContext& c, const OutPort& acc, const OutPort& s1, const OutPort& s2, const OutPort& s3,
                 size_t y_zp_in) {
-    const ElementType type = quantized_type(c, c.input(y_zp_in));
     OutPort scale = in_f32(c.add("Multiply", "multiplier/product", {s1, s2}));
     scale = in_f32(c.add("Divide", "multiplier", {scale, s3}));
     OutPort q = in_f32(c.add("Multiply", "scaled", {to_type(c, "acc/f32", acc, ElementType::f32), scale}));
-    if (is_zero_constant(c.input_value(y_zp_in))) {
-        c.set_output(0, saturate_round(c, q, nullptr, type));
-        return;
-    }
-    OutPort zp = to_type(c, "y_zero_point/f32", c.input(y_zp_in), ElementType::f32);
-    c.set_output(0, saturate_round(c, q, &zp, type));
+    set_saturated(c, q, y_zp_in);
 }
 
 // Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point. a and y are
@@ -378,14 +388,8 @@ void qgemm(ExtractContext& c) {
     require_f32(c, c.input(7), "y_scale");
     require_single(c, c.input(7), "a y_scale");
     OutPort q = in_f32(c.add("Multiply", "scaled", {product, in_f32(c.add("Divide", "multiplier", {scale, c.input(7)}))}));
-    if (!c.has_input(8)) {
-        c.set_output(0, saturate_round(c, q, nullptr, ElementType::u8));
-        return;
-    }
-    require_single(c, c.input(8), "a y_zero_point");
-    const ElementType type = quantized_type(c, c.input(8));
-    OutPort zp = to_type(c, "y_zero_point/f32", c.input(8), ElementType::f32);
-    c.set_output(0, saturate_round(c, q, is_zero_constant(c.input_value(8)) ? nullptr : &zp, type));
+    if (c.has_input(8)) require_single(c, c.input(8), "a y_zero_point");
+    set_saturated(c, q, 8);
 }
 
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B (int32).
@@ -433,18 +437,8 @@ void quantize_output(ExtractContext& c, const OutPort& y, size_t scale, size_t z
     require_f32(c, c.input(scale), "the output scale");
     require_single(c, c.input(scale), "an output scale");
     OutPort q = in_f32(c.add("Divide", "scaled", {y, c.input(scale)}));
-    if (!c.has_input(zero_point)) {
-        c.set_output(0, saturate_round(c, q, nullptr, ElementType::u8));
-        return;
-    }
-    require_single(c, c.input(zero_point), "an output zero point");
-    const ElementType type = quantized_type(c, c.input(zero_point));
-    if (is_zero_constant(c.input_value(zero_point))) {
-        c.set_output(0, saturate_round(c, q, nullptr, type));
-        return;
-    }
-    OutPort zp = to_type(c, "y_zero_point/f32", c.input(zero_point), ElementType::f32);
-    c.set_output(0, saturate_round(c, q, &zp, type));
+    if (c.has_input(zero_point)) require_single(c, c.input(zero_point), "an output zero point");
+    set_saturated(c, q, zero_point);
 }
 
 OutPort integer_input(ExtractContext& c, const std::string& name, size_t x, size_t zero_point) {

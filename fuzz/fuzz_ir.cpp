@@ -4,21 +4,19 @@
 #include "emit/ir_writer.hpp"
 #include "fuzz/fuzz_support.hpp"
 #include "loaders/ir/ir_reader.hpp"
-#include "tools/pipeline.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const mo::Pipeline builtins{mo::ConversionOptions{}};
     const auto [xml, bin] = mo::fuzz::split({data, size});
     mo::fuzz::put("model.bin", bin);
     const std::string path = mo::fuzz::put("model.xml", xml);
     try {
-        auto graph = mo::read_ir(path, builtins.ops);
+        auto graph = mo::read_ir(path, mo::fuzz::builtins().ops);
         mo::EmitOptions out;
         out.xml_path = (mo::fuzz::scratch() / "again.xml").string();
         out.bin_path = (mo::fuzz::scratch() / "again.bin").string();
         out.model_name = "again";
         mo::write_ir(*graph, out);
-        mo::read_ir(out.xml_path, builtins.ops);
+        mo::read_ir(out.xml_path, mo::fuzz::builtins().ops);
     } catch (const mo::Error&) {
     }
     return 0;

@@ -7,7 +7,6 @@
 #include "core/log.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "tools/convert.hpp"
-#include "tools/pipeline.hpp"
 
 namespace mo::fuzz {
 
@@ -43,13 +42,17 @@ std::pair<std::span<const uint8_t>, std::span<const uint8_t>> split(std::span<co
     return {data.subspan(4, first), data.subspan(4 + first)};
 }
 
+const Pipeline& builtins() {
+    static const Pipeline pipeline{ConversionOptions{}};
+    return pipeline;
+}
+
 bool convert_quietly(const std::string& model, ConversionOptions options) {
     options.input_model = model;
     options.output_dir = (scratch() / "out").string();
     try {
         const ConversionResult result = convert(options);
-        static const Pipeline builtins{ConversionOptions{}};
-        read_ir(result.xml_path, builtins.ops);  // what mo wrote, mo's strict reader must take
+        read_ir(result.xml_path, builtins().ops);  // what mo wrote, mo's strict reader must take
         return true;
     } catch (const Error&) {
         return false;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/options.hpp"
+#include "tools/pipeline.hpp"
 
 namespace mo::fuzz {
 
@@ -23,6 +24,9 @@ std::string put(const std::string& name, std::span<const uint8_t> bytes);
 // Splits an input into two files' contents: a 4-byte little-endian length of the first part,
 // the first part, then the rest (the second part). Short inputs give an empty first part.
 std::pair<std::span<const uint8_t>, std::span<const uint8_t>> split(std::span<const uint8_t> data);
+
+// mo's built-in registries (no plugins), made once.
+const Pipeline& builtins();
 
 // Converts `model` into scratch()/out with `options` (input_model and output_dir are set here),
 // reads the IR back and discards it. Returns false when mo refused the input with a mo::Error.

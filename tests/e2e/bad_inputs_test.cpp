@@ -56,6 +56,14 @@ std::string add_model(const fs::path& path, onnx::TensorProto w) {
     return m.save(path.string());
 }
 
+// Files in `dir` other than the earlier IR m.xml / m.bin.
+size_t files_besides_the_ir(const fs::path& dir) {
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir))
+        files += e.path().filename() != "m.xml" && e.path().filename() != "m.bin";
+    return files;
+}
+
 const std::string kValid = std::string(MO_SOURCE_DIR) + "/tests/e2e/data/contrib/Gelu/model.onnx";
 
 struct BadInput {
@@ -269,9 +277,7 @@ TEST_P(BadInputs, ClearErrorExitCodeNothingWrittenExistingIrIntact) {
     for (const std::string& fragment : bad.message)
         EXPECT_NE(r.output.find(fragment), std::string::npos) << fragment << "\n" << r.output;
     EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
-    size_t files = 0;
-    for (const auto& e : fs::directory_iterator(out))
-        files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
+    const size_t files = files_besides_the_ir(out);
     EXPECT_EQ(files, 0u) << "files left behind in " << out;
     EXPECT_EQ(read_bytes(out / "m.xml"), "earlier xml");
     EXPECT_EQ(read_bytes(out / "m.bin"), "earlier bin");
@@ -324,9 +330,7 @@ TEST(BadInputs, SignalDuringWritingLeavesNothingBehind) {
         ::waitpid(pid, &status, 0);
         ASSERT_TRUE(seen) << "the conversion ended before its BIN was seen being written";
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
-        size_t files = 0;
-        for (const auto& e : fs::directory_iterator(out))
-            files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
+        const size_t files = files_besides_the_ir(out);
         EXPECT_EQ(files, 0u) << "signal " << sig << " left files in " << out;
         EXPECT_EQ(read_bytes(out / "m.xml"), "earlier xml");
         EXPECT_EQ(read_bytes(out / "m.bin"), "earlier bin");
@@ -345,9 +349,7 @@ TEST(BadInputs, FullDiskIsAClearErrorAndLeavesNothingBehind) {
     const test::CommandResult r =
         test::run_command(MO_BINARY, "--input_model " + model + " --output_dir " + out.string() +
                                          " --model_name m --compress_to_fp16=False");
-    size_t files = 0;
-    for (const auto& e : fs::directory_iterator(out))
-        files += (e.path().filename() != "m.xml" && e.path().filename() != "m.bin");
+    const size_t files = files_besides_the_ir(out);
     const std::string xml = read_bytes(out / "m.xml"), bin = read_bytes(out / "m.bin");
     ::umount(out.c_str());
     EXPECT_EQ(r.exit_code, 1) << r.output;

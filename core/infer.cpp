@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/eval_budget.hpp"
 #include "core/log.hpp"
 
 namespace mo {
@@ -107,9 +108,11 @@ void fold(Node n) {
     std::vector<Tensor> outputs;
     if (foldable) {
         try {
+            EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations);
             outputs = op.eval(n, inputs);
         } catch (const Error& e) {
-            // Not an inference failure: the node simply stays unfolded (e.g. an unsupported type).
+            // Not an inference failure: the node simply stays unfolded (an unsupported type, or
+            // more work than the budget).
             MO_LOG(Debug, "not folding ", n.describe(), ": ", e.what());
             foldable = false;
         }
@@ -146,6 +149,7 @@ bool infer_node(Node n) {
         throw Error("op '" + op.type + "' has no shape inference", n.describe(), "the op schema must provide one");
     InferContext c(n);
     try {
+        EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations);  // for an infer that evaluates
         op.infer(c);
     } catch (const Error&) {
         throw;

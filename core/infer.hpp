@@ -11,8 +11,11 @@ namespace mo {
 
 // Outputs above this many elements are folded only when every input is a Constant.
 inline constexpr int64_t kMaxFoldedElements = 10'000'000;
-// A Loop or TensorIterator is folded only when it runs at most this many iterations.
+// A Loop or TensorIterator is folded only when it runs at most this many iterations, nested
+// loops' iterations included (core/eval_budget.hpp).
 inline constexpr int64_t kMaxFoldedIterations = 1024;
+// The most multiply-adds (or window taps, IoU tests, ...) folding one node may take.
+inline constexpr int64_t kMaxFoldedOperations = int64_t{1} << 30;
 
 // The largest tensor constant folding creates, in bytes (default 2 GiB): a node whose output
 // would be larger stays in the graph unfolded. `mo --max_constant_size` sets it for a conversion.
@@ -23,7 +26,8 @@ MO_API int64_t max_folded_bytes();
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
 // connected input has a known value (never for Parameters, nor for decompression Converts, nor
 // for a Loop / TensorIterator of more than kMaxFoldedIterations or unknown iterations, nor for
-// an output above max_folded_bytes()).
+// an output above max_folded_bytes(), nor when the eval needs more work than an EvalBudget of
+// kMaxFoldedOperations and kMaxFoldedIterations allows).
 // An eval that throws mo::Error leaves the node unfolded. Returns whether an output changed.
 MO_API bool infer_node(Node node);
 

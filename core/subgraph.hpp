@@ -13,6 +13,12 @@ namespace mo {
 
 class Graph;
 
+// The deepest nesting of bodies mo reads (a body of a body of ... 64 levels). The loaders
+// refuse deeper models with a clear error, so that the passes that walk bodies recursively
+// cannot run out of stack on a hostile file. ONNX files cannot nest this deep anyway: protobuf
+// parses at most 100 nested messages, about 32 levels of bodies.
+inline constexpr size_t kMaxBodyNesting = 64;
+
 // How one body Parameter gets its value.
 struct BodyInput {
     enum class Kind {

@@ -4,6 +4,7 @@
 // GEMM, with 1D and 2D treated as 3D with unit leading spatial axes.
 #include <algorithm>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -302,6 +303,11 @@ std::vector<Tensor> eval_conv(const Node& n, const std::vector<Tensor>& inputs, 
     }
     Shape out_shape{xs[0], groups * out_c};
     for (size_t i = 0; i < a.spatial; ++i) out_shape.push_back(g.out[lead + i]);
+    // Every (output or, for backprop, input) position meets every weight of its group once.
+    const int64_t positions = kind.backprop ? shape_size(xs) : shape_size(out_shape);
+    EvalBudget::charge_operations(
+        saturating_product({positions, kind.backprop ? out_c : in_c, g.w[0].kernel, g.w[1].kernel, g.w[2].kernel}),
+        "the convolution");
 
     return evaluate_via_f32(inputs, [&](const std::vector<Tensor>& in) {
         if (in[0].type() != in[1].type()) throw Error("data and weights types differ", n.describe());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -68,6 +69,16 @@ const Tensor* scalar_input(const std::vector<Tensor>& in, size_t i, const std::s
     return &in[i];
 }
 
+// IoU tests eval_nms may make: every box of every batch and class against at most
+// max_output_boxes_per_class selections (0 for malformed inputs, which eval refuses).
+int64_t nms_operations(const std::vector<Tensor>& in) {
+    if (in.size() <= kScores || in[kScores].shape().size() != 3) return 0;
+    const Shape& s = in[kScores].shape();
+    int64_t max_boxes = 0;
+    if (in.size() > kMaxBoxes && in[kMaxBoxes].size() == 1) max_boxes = in[kMaxBoxes].to_i64()[0];
+    return saturating_product({s[0], s[1], s[2], std::clamp<int64_t>(max_boxes, 1, std::max<int64_t>(s[2], 1))});
+}
+
 std::vector<Tensor> eval_nms(const Node& n, const std::vector<Tensor>& in) {
     const std::string where = n.describe();
     const ElementType out_type = n.attr<ElementType>("output_type");
@@ -93,6 +104,7 @@ std::vector<Tensor> eval_nms(const Node& n, const std::vector<Tensor>& in) {
     const float sigma = t ? static_cast<float>(t->to_f64()[0]) : 0.0f;
     const bool soft = sigma > 0.0f;
     const float scale = soft ? -0.5f / sigma : 0.0f;
+    EvalBudget::charge_operations(nms_operations(in), "the NonMaxSuppression");
 
     const float* bd = boxes.data<float>();
     const float* sd = scores.data<float>();
@@ -189,12 +201,13 @@ void infer_nms(InferContext& c) {
                    s.to_string() + "]");
     }
 
-    // All inputs constant: the exact result.
+    // All inputs constant (and not too many boxes to fold): the exact result.
     bool all_constant = true;
     for (size_t i = 0; i < c.input_count(); ++i) all_constant = all_constant && (!c.has_input(i) || c.in_value(i));
-    if (all_constant) {
-        std::vector<Tensor> in;
-        for (size_t i = 0; i < c.input_count(); ++i) in.push_back(c.has_input(i) ? *c.in_value(i) : Tensor());
+    std::vector<Tensor> in;
+    if (all_constant)
+        for (size_t i = 0; i < c.input_count(); ++i) in.push_back(c.has_input(i) ? c.in_value(i)->aligned() : Tensor());
+    if (all_constant && EvalBudget::affordable(nms_operations(in))) {
         std::vector<Tensor> out;
         try {
             out = c.node.op().eval(c.node, in);

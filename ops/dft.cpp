@@ -7,6 +7,7 @@
 #include <complex>
 #include <numbers>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -47,8 +48,10 @@ void infer_dft(InferContext& c, Kind kind) {
     if (sizes) {
         const auto s = sizes->to_i64();
         if (s.size() != a.size()) c.fail("signal_size has " + std::to_string(s.size()) + " values for " + std::to_string(a.size()) + " axes");
-        for (size_t i = 0; i < a.size(); ++i)
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (s[i] < 1 && s[i] != -1) c.fail("signal_size " + std::to_string(s[i]) + " is neither positive nor -1");
             if (s[i] != -1) out[static_cast<size_t>(a[i])] = Dimension(s[i]);
+        }
     }
     if (kind == Kind::Real && !a.empty()) {
         Dimension& last = out[static_cast<size_t>(a.back())];
@@ -65,6 +68,9 @@ std::vector<Tensor> evaluate_dft(const Node& n, const std::vector<Tensor>& input
     const auto axes = transform_axes(inputs.at(1), rank, n.describe());
     std::vector<int64_t> sizes(axes.size(), -1);
     if (inputs.size() > 2 && !inputs[2].empty()) sizes = inputs[2].to_i64();
+    if (sizes.size() != axes.size()) throw Error("signal_size must have one value per axis", n.describe());
+    for (int64_t s : sizes)
+        if (s < 1 && s != -1) throw Error("signal_size " + std::to_string(s) + " is neither positive nor -1", n.describe());
     const auto values = data.convert(ElementType::f64).to_f64();
     std::vector<std::complex<double>> x(values.size() / (kind == Kind::Real ? 1 : 2));
     for (size_t i = 0; i < x.size(); ++i)
@@ -78,9 +84,10 @@ std::vector<Tensor> evaluate_dft(const Node& n, const std::vector<Tensor>& input
         int64_t outer = 1, inner = 1;
         for (size_t d = 0; d < axis; ++d) outer *= shape[d];
         for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+        const int64_t used = std::min(in_len, len);  // trimmed, or zero-padded beyond in_len
+        EvalBudget::charge_operations(saturating_product({outer, inner, len, used}), "the DFT");
         std::vector<std::complex<double>> y(static_cast<size_t>(outer * len * inner));
         const double sign = kind == Kind::Inverse ? 1.0 : -1.0;
-        const int64_t used = std::min(in_len, len);  // trimmed, or zero-padded beyond in_len
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t i = 0; i < inner; ++i)
                 for (int64_t m = 0; m < len; ++m) {
@@ -155,6 +162,7 @@ std::vector<Tensor> evaluate_stft(const Node& n, const std::vector<Tensor>& inpu
         throw Error("frame_size must be 1 .. signal length, frame_step positive, and the window no longer than a frame", n.describe());
     const int64_t frames = (length - size) / step + 1, bins = size / 2 + 1, left = (size - win_len) / 2;
     const bool transpose = n.attr<bool>("transpose_frames");
+    EvalBudget::charge_operations(saturating_product({batch, frames, bins, size}), "the STFT");
     std::vector<double> out(static_cast<size_t>(batch * frames * bins * 2));
     for (int64_t b = 0; b < batch; ++b)
         for (int64_t f = 0; f < frames; ++f)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -358,6 +359,10 @@ std::vector<Tensor> eval_einsum(const Node& n, const std::vector<Tensor>& in) {
     }
     Shape out_shape;
     for (int l : out_labels) out_shape.push_back(sizes.at(l));
+    // Each contraction walks at most every combination of labels.
+    std::vector<int64_t> work{static_cast<int64_t>(in.size())};
+    for (const auto& [label, size] : sizes) work.push_back(size);
+    EvalBudget::charge_operations(saturating_product(work), "the Einsum");
 
     return evaluate_via_f32(in, [&](const std::vector<Tensor>& wide) {
         Tensor y = Tensor::allocate(wide[0].type(), out_shape);

@@ -1,6 +1,7 @@
 // MatMul-1: a matrix product over the two innermost axes with numpy broadcasting of the batch
 // axes. A 1D A is a row vector [1, K], a 1D B a column vector [K, 1] (transpose flags do not
 // apply to them), and the added unit axis is removed from the result.
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -75,6 +76,7 @@ std::vector<Tensor> eval_matmul(const Node& n, const std::vector<Tensor>& inputs
     // Left-pad the batch shapes so broadcasting can walk them together.
     batch_a.insert(batch_a.begin(), batch.size() - batch_a.size(), 1);
     batch_b.insert(batch_b.begin(), batch.size() - batch_b.size(), 1);
+    EvalBudget::charge_operations(saturating_product({shape_size(batch), M, N, K}), "the MatMul");
 
     return evaluate_via_f32(inputs, [&](const std::vector<Tensor>& in) {
         if (in[0].type() != in[1].type()) throw Error("A and B have different element types", n.describe());

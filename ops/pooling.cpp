@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -72,6 +73,12 @@ struct Pool3 {
     WindowAxis w[3];
     Shape out_shape;
 };
+
+// A window's every tap is visited per output element.
+void charge_windows(const Pool3& p) {
+    EvalBudget::charge_operations(saturating_product({shape_size(p.out_shape), p.w[0].kernel, p.w[1].kernel, p.w[2].kernel}),
+                                  "the pooling");
+}
 
 Pool3 resolve(const Node& n, const PoolAttrs& a, const Shape& xs) {
     if (xs.size() != a.axes.size() + 2) throw Error("input rank does not match the kernel", n.describe());
@@ -149,6 +156,7 @@ void infer_max_pool(InferContext& c) {
 std::vector<Tensor> eval_max_pool(const Node& n, const std::vector<Tensor>& inputs) {
     const PoolAttrs a = read_attrs(n, true);
     const Pool3 p = resolve(n, a, inputs.at(0).shape());
+    charge_windows(p);
     const ElementType index_type = n.attr<ElementType>("index_element_type");
     const Shape& xs = inputs[0].shape();
     int64_t axis = n.attr<int64_t>("axis");
@@ -194,6 +202,7 @@ void infer_avg_pool(InferContext& c) {
 std::vector<Tensor> eval_avg_pool(const Node& n, const std::vector<Tensor>& inputs) {
     const PoolAttrs a = read_attrs(n, false);
     const Pool3 p = resolve(n, a, inputs.at(0).shape());
+    charge_windows(p);
     const bool exclude_pad = n.attr<bool>("exclude-pad");
     const Shape& xs = inputs[0].shape();
     return evaluate_via_f32(inputs, [&](const std::vector<Tensor>& in) {

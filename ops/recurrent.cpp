@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -158,6 +159,8 @@ std::vector<Tensor> eval_sequence(const Node& n, const std::vector<Tensor>& inpu
     expect(in.w, {dirs, G * H, I}, "W");
     expect(in.r, {dirs, G * H, H}, "R");
     expect(in.b, {dirs, (lbr ? G + 1 : G) * H}, "B");
+
+    EvalBudget::charge_operations(saturating_product({B, dirs, T, G, H, I + H}), "the recurrent sequence");
 
     auto f32 = [](const Tensor& t) { return t.convert(ElementType::f32); };
     const Tensor X = f32(inputs[in.x]), H0 = f32(inputs[in.h]), W = f32(inputs[in.w]), R = f32(inputs[in.r]),

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/eval_budget.hpp"
 #include "core/evaluator.hpp"
 #include "core/graph.hpp"
 #include "core/infer.hpp"
@@ -297,6 +298,7 @@ std::vector<Tensor> evaluate_iterations(const Node& n, const std::vector<Tensor>
     std::vector<Tensor> last(body.outputs.size());
     int64_t i = 0;
     for (; (trip < 0 || i < trip) && (slices < 0 || i < slices) && cond; ++i) {
+        EvalBudget::charge_iteration();
         for (size_t k = 0; k < body.inputs.size(); ++k) {
             const BodyInput& in = body.inputs[k];
             if (in.kind == BodyInput::Kind::Sliced) {

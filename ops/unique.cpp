@@ -126,8 +126,8 @@ void infer_unique(InferContext& c) {
     }
     // Constant data: the exact result.
     if (c.in_value(0)) {
-        std::vector<Tensor> in{*c.in_value(0)};
-        if (has_axis) in.push_back(*c.in_value(1));
+        std::vector<Tensor> in{c.in_value(0)->aligned()};
+        if (has_axis) in.push_back(c.in_value(1)->aligned());
         std::vector<Tensor> out;
         try {
             out = c.node.op().eval(c.node, in);

@@ -46,6 +46,7 @@ struct Layer {
 struct GraphLayers {
     Graph* graph = nullptr;
     std::string where;  // "<file>" or "<file>: body of layer 'x' (id N)"
+    size_t nesting = 0;  // 0 for <net>, 1 for its layers' bodies, ...
     std::vector<Layer> layers;
     std::unordered_map<uint64_t, size_t> index_of_id;  // XML layer id -> layers index
     std::unordered_map<uint64_t, size_t> layer_index;  // Node id -> layers index
@@ -187,8 +188,11 @@ private:
         pugi::xml_node body_xml = xml.child(role);
         if (!body_xml) fail(l, "<" + std::string(role) + "> is missing");
         if (!xml.child(map_name)) fail(l, "<" + std::string(map_name) + "> is missing");
+        if (current_->nesting + 1 > kMaxBodyNesting)
+            fail(l, "bodies are nested more than " + std::to_string(kMaxBodyNesting) + " levels deep");
         Body& body = l.node.add_body(role);
         auto scope = std::make_unique<GraphLayers>();
+        scope->nesting = current_->nesting + 1;
         scope->graph = body.graph.get();
         scope->where = current_->where + ": " + role + " of layer '" + l.name + "' (id " + std::to_string(l.id) + ")";
         read_graph(body_xml, *scope);

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 #include <onnx/onnx_pb.h>
@@ -41,6 +42,30 @@ struct ParsedModel {
     std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;
 };
 
+// Whether a model protobuf refused parses when messages may nest deeper than protobuf's default
+// 100: then the model nests too deeply (If / Loop / Scan bodies, most likely), its bytes are fine.
+bool nested_too_deeply(const std::string& bytes, bool text) {
+    constexpr int kDeeper = 1024;
+    onnx::ModelProto model;
+    if (text) {
+        google::protobuf::TextFormat::Parser parser;
+        parser.SetRecursionLimit(kDeeper);
+        return parser.ParseFromString(bytes, &model);
+    }
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+    in.SetRecursionLimit(kDeeper);
+    return model.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+Error parse_failure(const std::string& bytes, bool text, const std::string& path) {
+    if (nested_too_deeply(bytes, text))
+        return Error("the model nests messages more deeply than protobuf parses (100 levels; each If / Loop / Scan "
+                     "body nested in another takes 3)",
+                     path, "re-export the model with less deeply nested control flow");
+    return Error(text ? "cannot parse the ONNX text-format model" : "cannot parse the ONNX model", path,
+                 "check that the file is an ONNX model (binary .onnx or text .prototxt)");
+}
+
 ParsedModel parse_model(const std::string& path) {
     ParsedModel p;
     p.file = MappedFile::open(path);
@@ -55,15 +80,14 @@ ParsedModel parse_model(const std::string& path) {
     const std::string hint = "check that the file is an ONNX model (binary .onnx or text .prototxt)";
     if (is_text_format(path)) {
         std::string text(reinterpret_cast<const char*>(p.file->data()), p.file->size());
-        if (!google::protobuf::TextFormat::ParseFromString(text, p.model.get()))
-            throw Error("cannot parse the ONNX text-format model", path, hint);
+        if (!google::protobuf::TextFormat::ParseFromString(text, p.model.get())) throw parse_failure(text, true, path);
         return p;
     }
     // ModelProto.graph(7).initializer(5).raw_data(9), one item per initializer.
     auto stripped = protobuf_wire::lift_bytes_fields(p.file->data(), p.file->size(), {7, 5, 9}, 1, path, "ONNX");
     if (stripped.bytes.size() > static_cast<size_t>(INT32_MAX))
         throw Error("the ONNX model's structure exceeds 2 GB", path, "store large weights as external data");
-    if (!p.model->ParseFromString(stripped.bytes)) throw Error("cannot parse the ONNX model", path, hint);
+    if (!p.model->ParseFromString(stripped.bytes)) throw parse_failure(stripped.bytes, false, path);
     p.initializer_raw = std::move(stripped.items);
     if (p.initializer_raw.size() != static_cast<size_t>(p.model->graph().initializer_size()))
         throw Error("initializer count mismatch after parsing", path, hint);

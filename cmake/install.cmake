@@ -10,7 +10,7 @@ set(MO_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/mo/plugins)
 
 # The plugin API: these headers and nothing else of the tree.
 set(MO_PUBLIC_HEADERS
-  core/api.hpp core/attributes.hpp core/element_type.hpp core/error.hpp core/float16.hpp
+  core/api.hpp core/attributes.hpp core/element_type.hpp core/error.hpp core/eval_budget.hpp core/float16.hpp
   core/framework_attributes.hpp core/graph.hpp core/log.hpp core/mapped_file.hpp core/op_schema.hpp
   core/options.hpp core/shape.hpp core/subgraph.hpp core/tensor.hpp
   extractors/extract_context.hpp extractors/extractor_registry.hpp

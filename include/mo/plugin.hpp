@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "core/log.hpp"
 #include "core/op_schema.hpp"

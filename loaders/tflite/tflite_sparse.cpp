@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/infer.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 
 namespace mo {
@@ -126,6 +127,12 @@ Tensor densify_tflite(const tflite::SparsityParameters& sp, ElementType type, co
     for (size_t d = 0; d < n; ++d)
         if (block_size[d] < 1 || shape[d] % block_size[d] != 0)
             throw Error("corrupt sparse tensor: a block size does not divide its dimension", where);
+    // The file bounds the stored values, not the dense shape: held to constant folding's limit.
+    const auto elements = static_cast<size_t>(shape_size(shape));
+    if (elements > static_cast<size_t>(max_folded_bytes()) / byte_size(type, 1))
+        throw Error("the sparse tensor densifies to " + std::to_string(elements) +
+                        " elements, more than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
+                    where, "raise --max_constant_size if the model is genuine");
     Tensor out = Tensor::allocate(type, shape);
     const size_t element = byte_size(type, 1);
     Densifier(std::move(levels), std::move(block_size), shape, element, values, out.mutable_data<std::byte>(), where).run();

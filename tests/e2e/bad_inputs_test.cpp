@@ -66,12 +66,22 @@ size_t files_besides_the_ir(const fs::path& dir) {
 
 const std::string kValid = std::string(MO_SOURCE_DIR) + "/tests/e2e/data/contrib/Gelu/model.onnx";
 
+// The two files packed in a fuzz seed (fuzz/fuzz_support.hpp: a 4-byte little-endian length,
+// the first file, the second): model.json and its shard, or an IR's .xml and .bin.
+std::pair<std::string, std::string> seed_files(const std::string& seed) {
+    const std::string bytes = read_bytes(std::string(MO_SOURCE_DIR) + "/fuzz/seeds/" + seed);
+    const uint32_t n = uint32_t(uint8_t(bytes[0])) | uint32_t(uint8_t(bytes[1])) << 8 |
+                       uint32_t(uint8_t(bytes[2])) << 16 | uint32_t(uint8_t(bytes[3])) << 24;
+    return {bytes.substr(4, n), bytes.substr(4 + n)};
+}
+
 struct BadInput {
     std::string row;  // the row of docs/errors.md
     // Writes the bad input into `dir` and returns mo's arguments (before --output_dir).
     std::function<std::string(const fs::path& dir)> make;
     int exit_code;
     std::vector<std::string> message;  // fragments of what mo prints
+    bool mo_run = false;               // the input is an IR given to mo-run (outputs: --out)
 };
 
 std::ostream& operator<<(std::ostream& os, const BadInput& b) { return os << b.row; }
@@ -111,6 +121,62 @@ std::vector<BadInput> bad_inputs() {
          },
          1,
          {"m.tflite", "corrupt or truncated"}},
+        {"a TensorFlow GraphDef cut short",
+         [](const fs::path& d) {
+             const std::string bytes = read_bytes(std::string(MO_SOURCE_DIR) + "/fuzz/seeds/tf/small.pb");
+             write_bytes(d / "m.pb", bytes.substr(0, 300));
+             return "--input_model " + (d / "m.pb").string();
+         },
+         1,
+         {"m.pb", "the GraphDef file is truncated or corrupt"}},
+        {"a missing TF.js weight shard",
+         [](const fs::path& d) {
+             write_bytes(d / "model.json", seed_files("tfjs/small").first);
+             return "--input_model " + (d / "model.json").string();
+         },
+         1,
+         {"model.json", "weight shard 'weights.bin' is missing"}},
+        {"a TF.js weight shard cut short",
+         [](const fs::path& d) {
+             const auto [json, shard] = seed_files("tfjs/small");
+             write_bytes(d / "model.json", json);
+             write_bytes(d / "weights.bin", shard.substr(0, shard.size() / 2));
+             return "--input_model " + (d / "model.json").string();
+         },
+         1,
+         {"model.json", "the weight shards end before weight"}},
+        {"an ONNX model nested too deeply",
+         [](const fs::path& d) {
+             test::OnnxModelBuilder m(13);
+             m.input("x", {4});
+             m.node("Neg", {"x"}, {"y"});
+             m.output("y");
+             onnx::TypeProto* type = m.model().mutable_graph()->mutable_output(0)->mutable_type();
+             for (int i = 0; i < 100; ++i) type = type->mutable_sequence_type()->mutable_elem_type();
+             return "--input_model " + m.save((d / "m.onnx").string());
+         },
+         1,
+         {"m.onnx", "nests messages more deeply than protobuf parses"}},
+        {"an IR .xml cut short (mo-run)",
+         [](const fs::path& d) {
+             const auto [xml, bin] = seed_files("ir/tiny_cnn");
+             write_bytes(d / "m.xml", xml.substr(0, xml.size() / 2));
+             write_bytes(d / "m.bin", bin);
+             return (d / "m.xml").string();
+         },
+         1,
+         {"m.xml", "malformed XML"},
+         true},
+        {"an IR .bin shorter than its constants (mo-run)",
+         [](const fs::path& d) {
+             const auto [xml, bin] = seed_files("ir/tiny_cnn");
+             write_bytes(d / "m.xml", xml);
+             write_bytes(d / "m.bin", bin.substr(0, bin.size() / 2));
+             return (d / "m.xml").string();
+         },
+         1,
+         {"m.xml", "lie outside the .bin file"},
+         true},
         {"external data path with ..",
          [](const fs::path& d) {
              write_bytes(d / "outside.bin", std::string(16, '\0'));
@@ -271,8 +337,9 @@ TEST_P(BadInputs, ClearErrorExitCodeNothingWrittenExistingIrIntact) {
     write_bytes(out / "m.xml", "earlier xml");
     write_bytes(out / "m.bin", "earlier bin");
     std::string args = bad.make(in);
-    if (args.find("--output_dir") == std::string::npos) args += " --output_dir " + out.string() + " --model_name m";
-    const test::CommandResult r = test::run_command(MO_BINARY, args);
+    if (bad.mo_run) args += " --out " + out.string();
+    else if (args.find("--output_dir") == std::string::npos) args += " --output_dir " + out.string() + " --model_name m";
+    const test::CommandResult r = test::run_command(bad.mo_run ? MO_RUN_BINARY : MO_BINARY, args);
     EXPECT_EQ(r.exit_code, bad.exit_code) << r.output;
     for (const std::string& fragment : bad.message)
         EXPECT_NE(r.output.find(fragment), std::string::npos) << fragment << "\n" << r.output;

@@ -5,6 +5,7 @@
 #include "emit/ir_test_util.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 #include "support/tflite_model_builder.hpp"
 #include "tools/convert.hpp"
 #include "core/evaluator.hpp"
@@ -147,6 +148,24 @@ TEST(TfliteOps, DensifyCsrAndBlockSparseWeights) {
         EXPECT_NE(std::string(e.what()).find("corrupt sparse tensor"), std::string::npos) << e.what();
     }
     EXPECT_THROW(sparse_matmul({4, {}, {}}, {0, {0, 1, 1, 3, 4}, {1, 0, 3, 2}}, {2, 3, 4, 5, 6}, {0, 1}, {}), Error);
+}
+
+// A few stored values whose dense shape is 4 TiB: refused before anything is allocated.
+TEST(TfliteOps, DensifyBeyondMaxConstantSizeIsAnError) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {1});
+    const int32_t huge = 1 << 20;
+    int sparse = m.sparse_constant("w_sparse", {huge, huge}, {1.f}, {0, 1}, {}, {{huge, {}, {}}, {0, {0, 1}, {0}}});
+    int w = m.tensor("w", {huge, huge});
+    m.op(BuiltinOperator::DENSIFY, {sparse}, {w});
+    int y = m.tensor("y", {huge, huge});
+    m.op(BuiltinOperator::ADD, {x, w}, {y});
+    m.output(y);
+    test::ScratchDir dir{"densify_huge"};
+    ConversionOptions o;
+    o.input_model = m.save("densify_huge.tflite");
+    o.output_dir = dir.path().string();
+    test::expect_error([&] { convert(o); }, {"w_sparse", "densifies to 1099511627776 elements, more than --max_constant_size"});
 }
 
 // TensorFlow's conv2d_transpose of a 2x2 input of ones with a 3x3 kernel of ones at stride 2:

@@ -99,6 +99,16 @@ std::vector<double> run(const std::string& path, size_t output, int* transposes 
     return evaluate(*ir, {Tensor::from_vector<float>({1, -3, 2, 4}, {1, 2, 2, 1})}).at(output).to_f64();
 }
 
+// TensorFlow repeats the last listed value over the shape: a 4 TiB "splat" from one float is
+// refused before anything is allocated.
+TEST(TfLoader, ASplatConstantBeyondMaxConstantSizeIsAnError) {
+    mo_tf::GraphDef g = small_graph();
+    constant(g, "huge", mo_tf::DT_FLOAT, {int64_t{1} << 20, int64_t{1} << 20}, {1.f});
+    node(g, "sum", "AddV2", {"x", "huge"});
+    test::expect_error([&] { run(save(g, "splat.pb"), 0); },
+                       {"huge", "1 value(s) repeated to 1099511627776 elements is larger than --max_constant_size"});
+}
+
 TEST(TfLoader, ConstantsWithTensorContentStayViewsOfTheFile) {
     mo_tf::GraphDef g = small_graph();
     for (auto& n : *g.mutable_node())

@@ -1,11 +1,14 @@
 #include "transforms/back/compress_to_f16.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <future>
 #include <map>
 #include <thread>
 
 #include "core/float16.hpp"
+#include "core/log.hpp"
 #include "core/mapped_file.hpp"
 
 namespace mo {
@@ -86,6 +89,14 @@ private:
     Tensor source_;
 };
 
+// CPUs this process may run on: its affinity mask (taskset, a container's cpuset), which
+// hardware_concurrency() ignores.
+unsigned usable_cpus() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(CPU_COUNT(&set), 1));
+    return std::max(std::thread::hardware_concurrency(), 1u);
+}
+
 // Which of `tensors` fit f16, checked on up to two threads (the check reads every weight).
 std::vector<char> fitting_f16(const std::vector<const Tensor*>& tensors) {
     std::vector<char> fits(tensors.size(), 0);
@@ -95,10 +106,11 @@ std::vector<char> fitting_f16(const std::vector<const Tensor*>& tensors) {
         for (size_t i = first; i < tensors.size(); i += step) fits[i] = fits_f16(*tensors[i]);
     };
     constexpr size_t kWorthAThread = size_t{64} << 20;
-    if (total < kWorthAThread || std::thread::hardware_concurrency() < 2) {
+    if (total < kWorthAThread || usable_cpus() < 2) {
         check(0, 1);
         return fits;
     }
+    MO_LOG(Debug, "CompressFloatConstantsToF16: checking ", tensors.size(), " weights (", total, " bytes) on two threads");
     auto other = std::async(std::launch::async, check, 1, 2);
     check(0, 2);
     other.get();

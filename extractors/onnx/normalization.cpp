@@ -32,14 +32,22 @@ void instance_norm(ExtractContext& c) {
 
 void layer_norm(ExtractContext& c) {
     OutPort x = c.input(0);
-    int64_t axis = c.i("axis", -1);
+    const int64_t axis = c.i("axis", -1);
+    const int64_t rank = ExtractContext::rank_of(x);
+    if (rank >= 0 && (axis < -rank || axis >= rank))
+        c.fail("axis " + std::to_string(axis) + " is outside the input's rank " + std::to_string(rank));
+    // Axes axis .. rank - 1. Negative ones need no rank: listed when the rank bounds the list,
+    // else Range(axis, 0), so that no list is as long as a number the file states.
     OutPort axes;
     if (axis >= 0) {
         axes = c.axes_from("axes", x, axis);
-    } else {
+    } else if (rank >= 0) {
         std::vector<int64_t> a;
-        for (int64_t k = axis; k < 0; ++k) a.push_back(k);  // negative axes need no rank
+        for (int64_t k = axis; k < 0; ++k) a.push_back(k);
         axes = c.i64s("axes", a);
+    } else {
+        axes = c.op("Range", "axes", {c.i64("axes/start", axis), c.i64("axes/stop", 0), c.i64("axes/step", 1)},
+                    {{"output_type", ElementType::i64}});
     }
     OutPort y = c.op("MVN", c.has_input(1) || c.has_input(2) ? "mvn" : "", {x, axes},
                      {{"normalize_variance", true}, {"eps", c.f("epsilon", 1e-5)}, {"eps_mode", std::string("inside_sqrt")}});

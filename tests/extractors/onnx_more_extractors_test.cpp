@@ -77,6 +77,25 @@ TEST(OnnxExtractMore, LayerNormalizationIsMvnTimesScalePlusBias) {
     EXPECT_EQ(mvn.attr<std::string>("eps_mode"), "inside_sqrt");
 }
 
+// A hostile axis (found by fuzz_onnx: -996432412673 made the extractor list a trillion axes).
+TEST(OnnxExtractMore, LayerNormalizationAxisBeyondTheRank) {
+    OnnxModelBuilder known(17);
+    known.input("x", {3, 4});
+    known.node("LayerNormalization", {"x"}, {"y"}, {{"axis", int64_t{-996432412673}}}, "ln");
+    known.output("y");
+    EXPECT_NE(extract_error(known, "ln_axis.onnx").find("axis -996432412673 is outside the input's rank 2"),
+              std::string::npos);
+    // Without a known rank the axes are Range(axis, 0): nothing as long as the axis is built.
+    OnnxModelBuilder unknown(17);
+    unknown.input_any_rank("x");
+    unknown.node("LayerNormalization", {"x"}, {"y"}, {{"axis", int64_t{-996432412673}}}, "ln");
+    unknown.output("y");
+    auto g = convert_onnx(unknown, "ln_axis_any_rank.onnx");
+    Node mvn = output_node(*g);
+    ASSERT_TRUE(mvn.is("MVN"));
+    EXPECT_TRUE(mvn.in(1).src().node().is("Range"));
+}
+
 TEST(OnnxExtractMore, InstanceNormalizationReshapesScaleAndBiasPerChannel) {
     OnnxModelBuilder m(13);
     m.input("x", {1, 2, 3, 3});

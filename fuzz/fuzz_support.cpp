@@ -50,6 +50,7 @@ const Pipeline& builtins() {
 bool convert_quietly(const std::string& model, ConversionOptions options) {
     options.input_model = model;
     options.output_dir = (scratch() / "out").string();
+    options.max_constant_bytes = kFuzzMaxConstantBytes;
     try {
         const ConversionResult result = convert(options);
         read_ir(result.xml_path, builtins().ops);  // what mo wrote, mo's strict reader must take

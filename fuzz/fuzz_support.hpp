@@ -25,11 +25,17 @@ std::string put(const std::string& name, std::span<const uint8_t> bytes);
 // the first part, then the rest (the second part). Short inputs give an empty first part.
 std::pair<std::span<const uint8_t>, std::span<const uint8_t>> split(std::span<const uint8_t> data);
 
+// The fuzzers' --max_constant_size. libFuzzer flags more than 2 GB of memory; at mo's default
+// limit (2 GiB) one legitimately folded constant would reach that, so the fuzzers convert with
+// 256 MiB: an out-of-memory report then means an allocation that escaped the limit.
+inline constexpr int64_t kFuzzMaxConstantBytes = int64_t{256} << 20;
+
 // mo's built-in registries (no plugins), made once.
 const Pipeline& builtins();
 
-// Converts `model` into scratch()/out with `options` (input_model and output_dir are set here),
-// reads the IR back and discards it. Returns false when mo refused the input with a mo::Error.
+// Converts `model` into scratch()/out with `options` (input_model and output_dir are set here,
+// and --max_constant_size lowered to kFuzzMaxConstantBytes), reads the IR back and discards it.
+// Returns false when mo refused the input with a mo::Error.
 bool convert_quietly(const std::string& model, ConversionOptions options = {});
 
 }  // namespace mo::fuzz

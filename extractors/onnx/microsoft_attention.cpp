@@ -383,9 +383,12 @@ void group_query_attention(ExtractContext& c) {
     c.set_output(1, k);
     c.set_output(2, v);
     if (heads != kv_heads) {  // query head h reads key / value head h / (num_heads / kv_num_heads)
-        std::vector<int64_t> group(static_cast<size_t>(heads));
-        for (int64_t h = 0; h < heads; ++h) group[static_cast<size_t>(h)] = h / (heads / kv_heads);
-        const OutPort groups = c.i64s("groups", group), axis = c.i64("groups/axis", 1);
+        // As ops (folded to the list), not a list as long as the file's num_heads says.
+        const OutPort all_heads = c.op("Range", "groups/heads",
+                                       {c.i64("groups/first", 0), c.i64("groups/end", heads), c.i64("groups/step", 1)},
+                                       {{"output_type", ElementType::i64}});
+        const OutPort groups = c.op("Divide", "groups", {all_heads, c.i64("groups/size", heads / kv_heads)});
+        const OutPort axis = c.i64("groups/axis", 1);
         k = c.op("Gather", "k_groups", {k, groups, axis}, {{"batch_dims", int64_t{0}}});
         v = c.op("Gather", "v_groups", {v, groups, axis}, {{"batch_dims", int64_t{0}}});
     }

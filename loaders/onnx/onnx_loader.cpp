@@ -13,7 +13,6 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
 #include <onnx/onnx_pb.h>
 
 #include "core/log.hpp"
@@ -21,6 +20,7 @@
 #include "loaders/input_overrides.hpp"
 #include "loaders/onnx/onnx_attributes.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
+#include "loaders/protobuf_text.hpp"
 #include "loaders/protobuf_wire.hpp"
 
 namespace mo {
@@ -47,22 +47,19 @@ struct ParsedModel {
 bool nested_too_deeply(const std::string& bytes, bool text) {
     constexpr int kDeeper = 1024;
     onnx::ModelProto model;
-    if (text) {
-        google::protobuf::TextFormat::Parser parser;
-        parser.SetRecursionLimit(kDeeper);
-        return parser.ParseFromString(bytes, &model);
-    }
+    if (text) return !protobuf_text::parse(bytes, model, kDeeper);
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
     in.SetRecursionLimit(kDeeper);
     return model.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
-Error parse_failure(const std::string& bytes, bool text, const std::string& path) {
+// `detail`: the text parser's first error.
+Error parse_failure(const std::string& bytes, bool text, const std::string& path, const std::string& detail = {}) {
     if (nested_too_deeply(bytes, text))
         return Error("the model nests messages more deeply than protobuf parses (100 levels; each If / Loop / Scan "
                      "body nested in another takes 3)",
                      path, "re-export the model with less deeply nested control flow");
-    return Error(text ? "cannot parse the ONNX text-format model" : "cannot parse the ONNX model", path,
+    return Error(text ? "cannot parse the ONNX text-format model: " + detail : "cannot parse the ONNX model", path,
                  "check that the file is an ONNX model (binary .onnx or text .prototxt)");
 }
 
@@ -80,7 +77,7 @@ ParsedModel parse_model(const std::string& path) {
     const std::string hint = "check that the file is an ONNX model (binary .onnx or text .prototxt)";
     if (is_text_format(path)) {
         std::string text(reinterpret_cast<const char*>(p.file->data()), p.file->size());
-        if (!google::protobuf::TextFormat::ParseFromString(text, p.model.get())) throw parse_failure(text, true, path);
+        if (auto error = protobuf_text::parse(text, *p.model)) throw parse_failure(text, true, path, *error);
         return p;
     }
     // ModelProto.graph(7).initializer(5).raw_data(9), one item per initializer.

@@ -1,7 +1,6 @@
 #include "loaders/tf/tf_loader.hpp"
 
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/mapped_file.hpp"
 #include "loaders/input_overrides.hpp"
+#include "loaders/protobuf_text.hpp"
 #include "loaders/protobuf_wire.hpp"
 #include "loaders/tf/tf_attributes.hpp"
 #include "loaders/tf/tf_graph.pb.h"
@@ -61,8 +61,8 @@ TfModel parse_text(const std::string& path) {
     TfModel m;
     std::ifstream in(path);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!google::protobuf::TextFormat::ParseFromString(text, m.graph.get()))
-        throw Error("not a valid text GraphDef", path, "check the .pbtxt syntax");
+    if (auto error = protobuf_text::parse(text, *m.graph))
+        throw Error("not a valid text GraphDef: " + *error, path, "check the .pbtxt syntax");
     return m;
 }
 

@@ -342,6 +342,15 @@ TEST(OnnxLoader, TextFormatModelsLoad) {
     EXPECT_TRUE(looks_like_onnx(m.save("probe.onnx")));
 }
 
+// A syntax error is reported at its line and column (1-based), in mo's one error.
+TEST(OnnxLoader, TextFormatErrorsNameTheirLineAndColumn) {
+    const std::string path = test::onnx_temp_path("broken.prototxt");
+    std::ofstream(path) << "ir_version: 8\ngraph {\n  node { op_type: \"Relu\" bogus: 1 }\n}\n";
+    const std::string e = error_of(path);
+    EXPECT_TRUE(contains(e, "cannot parse the ONNX text-format model: line 3, column")) << e;
+    EXPECT_TRUE(contains(e, "bogus")) << e;
+}
+
 TEST(OnnxLoader, UnimportedDomainIsAnErrorAndAnOldOpsetIsRecorded) {
     OnnxModelBuilder m(13);
     m.input("x", {1});

@@ -149,6 +149,9 @@ TEST(TfLoader, FrozenGraphComputesWhatTensorFlowDoes) {
     const std::string txt = (scratch() / "small.pbtxt").string();
     std::ofstream(txt) << text;
     EXPECT_EQ(run(txt, 0), std::vector<double>{4.25});
+    // A syntax error names its line and column.
+    std::ofstream(txt) << "node {\n  name: \"x\"\n  op: Placeholder\n}\n";
+    test::expect_error([&] { run(txt, 0); }, {"not a valid text GraphDef: line 3, column"});
 }
 
 TEST(TfLoader, TfjsModelReadsItsQuantizedShards) {

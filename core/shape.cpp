@@ -8,12 +8,20 @@
 namespace mo {
 
 int64_t shape_size(const Shape& s) {
-    int64_t n = 1;
-    for (auto d : s)
-        if (__builtin_mul_overflow(n, d, &n))
+    // The product of the non-zero dims must fit too: a [0, 2^40, 2^40] tensor holds nothing, but
+    // code that multiplies some of its dims (an outer or inner size) would overflow.
+    int64_t nonzero = 1;
+    bool empty = false;
+    for (auto d : s) {
+        if (d == 0) {
+            empty = true;
+            continue;
+        }
+        if (__builtin_mul_overflow(nonzero, d, &nonzero))
             throw Error("the shape [" + PartialShape(s).to_string() + "] has more elements than 64 bits count", "",
                         "the model's dimensions are corrupt or hostile");
-    return n;
+    }
+    return empty ? 0 : nonzero;
 }
 
 int64_t Dimension::get_length() const {

@@ -13,7 +13,8 @@
 namespace mo {
 
 using Shape = std::vector<int64_t>;  // a fully static shape
-// The product of the dims (1 for a scalar); throws mo::Error when it overflows int64.
+// The product of the dims (1 for a scalar); throws mo::Error when it, or the product of the
+// non-zero dims, overflows int64.
 MO_API int64_t shape_size(const Shape& s);
 
 class MO_API Dimension {

@@ -321,18 +321,25 @@ PartialShape reshape_shape(const Node& n, const PartialShape& in, const std::vec
     if (minus_one >= 0) {
         // -1 = (input dims not cancelled) / (other output dims not cancelled): static when both are.
         bool known = in.rank_is_static();
-        int64_t in_size = 1, out_size = 1;
+        Shape in_dims, out_dims;
         for (size_t i = 0; i < in_rank && known; ++i) {
             if (in_cancelled[i]) continue;
             if (in[i].is_dynamic()) known = false;
-            else in_size *= in[i].get_length();
+            else in_dims.push_back(in[i].get_length());
         }
         for (size_t i = 0; i < out.size() && known; ++i) {
             if (static_cast<int64_t>(i) == minus_one || out_cancelled[i]) continue;
             if (out[i].is_dynamic()) known = false;
-            else out_size *= out[i].get_length();
+            else out_dims.push_back(out[i].get_length());
         }
         if (known) {
+            int64_t in_size = 0, out_size = 0;
+            try {
+                in_size = shape_size(in_dims);
+                out_size = shape_size(out_dims);
+            } catch (const Error& e) {  // dims whose product overflows 64 bits
+                fail(n, e.what_part(), e.hint());
+            }
             if (out_size == 0) {
                 if (in_size != 0) fail(n, "cannot infer -1: the other target dims multiply to 0");
                 out[minus_one] = 0;

@@ -10,7 +10,8 @@ files is mutated. mo converts it with a 10 s timeout, and the outcome must be on
   * exit 0 with the .xml and .bin written, or
   * exit 1 with an "[ ERROR ]" line and nothing written.
 Anything else (another exit code, a signal, a timeout, an error without a message, files left
-after an error) is a failure: the mutant is saved under --failures with mo's output.
+after an error, a sanitizer report from an MO_SANITIZE build) is a failure: the mutant is saved
+under --failures with mo's output.
 Only the standard library: runs anywhere python3 does.
 """
 import argparse
@@ -86,9 +87,12 @@ def run_one(mo, model, index, seed, failures, timeout):
         except subprocess.TimeoutExpired:
             code, text = "timeout", ""
         written = sorted(os.listdir(out)) if os.path.isdir(out) else []
-        if code == 0 and written == ["m.bin", "m.xml"]:
+        # A sanitizer build (MO_SANITIZE) reports by text; its exit code may look like a refusal.
+        if "Sanitizer" in text or "runtime error:" in text:
+            code = f"{code} with a sanitizer report"
+        elif code == 0 and written == ["m.bin", "m.xml"]:
             return "converted", None
-        if code == 1 and "[ ERROR ]" in text and not written:
+        elif code == 1 and "[ ERROR ]" in text and not written:
             return "refused", None
         reason = f"exit {code}, files {written}"
         saved = os.path.join(failures, f"{os.path.basename(model.rstrip('/'))}-{index}")

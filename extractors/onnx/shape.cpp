@@ -176,6 +176,7 @@ void scatter_nd(ExtractContext& c) {
     if (!data.shape().is_static() || !is.rank_is_static() || is.rank() == 0 || !is[is.rank() - 1].is_static())
         c.unsupported("ScatterND with a reduction on data of unknown shape or indices of unknown last dim");
     const Shape ds = data.shape().to_shape();
+    shape_size(ds);  // throws if the dims overflow: their products below then cannot
     const int64_t k = is[is.rank() - 1].get_length();
     if (k < 1 || k > static_cast<int64_t>(ds.size()))
         c.fail("the last dim of indices (" + std::to_string(k) + ") must be in [1, data rank]", "fix the model");

@@ -70,6 +70,28 @@ TEST(ResourceLimits, AShapeWhoseElementCountOverflowsIsAnError) {
     test::ScratchDir out{"limits_overflow"};
     const std::string model = fill_model({int64_t{1} << 40, int64_t{1} << 40});
     test::expect_error([&] { convert_with_limit(model, out, int64_t{2} << 30); }, "more elements than 64 bits count");
+
+    // A Reshape to -1 multiplies the input's dims (found by fuzz_tflite and fuzz_ir under UBSan:
+    // signed overflow in Reshape's inference).
+    test::OnnxModelBuilder reshape(13);
+    reshape.input("x", {int64_t{1} << 40, int64_t{1} << 30});
+    reshape.initializer_i64("flat", {-1}, {1});
+    reshape.node("Reshape", {"x", "flat"}, {"y"});
+    reshape.output("y");
+    test::expect_error([&] { convert_with_limit(reshape.save("reshape_overflow.onnx"), out, int64_t{2} << 30); },
+                       {"Reshape", "more elements than 64 bits count"});
+
+    // An empty tensor whose other dims overflow: it holds nothing, but an outer or inner size
+    // computed from its dims would overflow, so its shape is refused too.
+    test::OnnxModelBuilder empty(13);
+    empty.input("x", {1});
+    empty.initializer(test::int_tensor("e", onnx::TensorProto::INT64, std::vector<int64_t>{}, {0, int64_t{1} << 40, int64_t{1} << 40}));
+    empty.node("ReduceSum", {"e"}, {"s"}, {{"keepdims", 0}});
+    empty.node("Cast", {"s"}, {"sf"}, {{"to", 1}});
+    empty.node("Add", {"x", "sf"}, {"y"});
+    empty.output("y");
+    test::expect_error([&] { convert_with_limit(empty.save("empty_overflow.onnx"), out, int64_t{2} << 30); },
+                       "more elements than 64 bits count");
 }
 
 // Hostile shapes from the issue: each converts at once, its op kept to compute at run time.

@@ -7,13 +7,12 @@ namespace mo {
 
 namespace {
 
-// Product of dims [begin, end) when all are static.
+// Product of dims [begin, end) when all are static (and it fits 64 bits).
 std::optional<int64_t> static_product(const PartialShape& s, int64_t begin, int64_t end) {
     int64_t p = 1;
     for (int64_t i = begin; i < end; ++i) {
         const Dimension& d = s[static_cast<size_t>(i)];
-        if (d.is_dynamic()) return std::nullopt;
-        p *= d.get_length();
+        if (d.is_dynamic() || __builtin_mul_overflow(p, d.get_length(), &p)) return std::nullopt;
     }
     return p;
 }

@@ -110,6 +110,7 @@ std::optional<OutPort> padding_mask(ExtractContext& c, size_t input, const char*
 // values.
 void attention(ExtractContext& c) {
     const int64_t heads = c.i("num_heads");
+    if (heads <= 0) c.fail("num_heads must be positive, not " + std::to_string(heads));
     if (c.has("qkv_hidden_sizes")) c.unsupported("qkv_hidden_sizes (Q, K and V of different sizes)");
     if (c.i("do_rotary", 0) != 0) c.unsupported("do_rotary=1");
     for (size_t i = 5; i < c.input_count(); ++i)
@@ -141,6 +142,7 @@ void attention(ExtractContext& c) {
 // [batch, sequence, hidden]; bias is [hidden_q + hidden_k + hidden_v].
 void multi_head_attention(ExtractContext& c) {
     const int64_t heads = c.i("num_heads");
+    if (heads <= 0) c.fail("num_heads must be positive, not " + std::to_string(heads));
     for (size_t i = 5; i < c.input_count(); ++i)
         if (c.has_input(i)) c.unsupported("input " + std::to_string(i) + " (attention_bias or past state)");
     if (c.output_used(1) || c.output_used(2)) c.unsupported("outputs present_key / present_value (past state)");

@@ -162,7 +162,8 @@ void matmul_nbits(ExtractContext& c) {
     const Tensor* packed = c.input_value(1);
     if (!packed || packed->type() != ElementType::u8 || block <= 0 || block % per_byte != 0)
         c.fail("B must be a constant uint8 [N, blocks, block_size * bits / 8]");
-    const int64_t blocks = (k + block - 1) / block;
+    if (k <= 0 || n <= 0) c.fail("K and N must be positive");
+    const int64_t blocks = k / block + (k % block != 0 ? 1 : 0);  // ceil, without overflowing near INT64_MAX
     if (packed->shape() != Shape{n, blocks, block / per_byte}) c.fail("B's shape does not match K, N, bits and block_size");
     auto decompressed = [&](const std::string& name, const Tensor& t) {
         OutPort f = c.op("Convert", name + "_f32", {c.constant(name, t)}, {{"destination_type", ElementType::f32}});

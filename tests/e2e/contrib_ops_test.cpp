@@ -147,5 +147,23 @@ TEST(ContribOps, SkipLayerNormalizationStatisticsOutputsAreRefused) {
     }
 }
 
+// num_heads = 0 divided the hidden size (found by scripts/mutate_models.py under UBSan: division
+// by zero in the Attention extractor); now a clear error, for MultiHeadAttention too.
+TEST(ContribOps, ZeroHeadsAreAnError) {
+    for (const char* op : {"Attention", "MultiHeadAttention"}) {
+        SCOPED_TRACE(op);
+        OnnxModelBuilder m(17);
+        m.import("com.microsoft", 1);
+        m.input("x", {1, 2, 6});
+        const int64_t columns = std::string(op) == "Attention" ? 18 : 6;  // Q, K and V packed, or one
+        m.initializer("w", std::vector<float>(static_cast<size_t>(6 * columns), 0.5f), {6, columns});
+        if (std::string(op) == "Attention") m.node(op, {"x", "w"}, {"y"}, {{"num_heads", 0}}, "", "com.microsoft");
+        else m.node(op, {"x", "x", "x"}, {"y"}, {{"num_heads", 0}}, "", "com.microsoft");
+        m.output("y");
+        test::ScratchDir out{"contrib_zero_heads"};
+        test::expect_error([&] { convert_to_ir(m.save("zero_heads.onnx"), out); }, "num_heads must be positive, not 0");
+    }
+}
+
 }  // namespace
 }  // namespace mo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a MO_FUZZ build (docs/hardening.md) and prints, per target, the
 # executions, the coverage reached, the corpus size and the crashes (files crash-* / leak-* /
-# timeout-* / oom-* left in its work directory).
+# timeout-* / oom-* this run left in its work directory).
 #
 #   scripts/fuzz.sh [-t SECONDS] [-b BUILD_DIR] [-w WORK_DIR] [TARGET ...]   fuzz each target
 #   scripts/fuzz.sh --smoke [-t SECONDS] [-b BUILD_DIR]   CI: every seed and regression input once,
@@ -48,6 +48,7 @@ for t in "${targets[@]}"; do
   opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/")
   [ -f "$root/fuzz/dicts/$t.dict" ] && opts+=(-dict="$root/fuzz/dicts/$t.dict")
   rc=0
+  touch "$dir/.start"  # crashes are counted from here: the work directory may hold earlier ones
   if [ $smoke = 1 ]; then
     # Each seed and regression input once: a failure is a regression.
     "$bin" "${opts[@]}" -runs=0 "${seed_dirs[@]}" > "$dir/replay.log" 2>&1 || rc=$?
@@ -61,7 +62,7 @@ for t in "${targets[@]}"; do
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo 0)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo 0)
   corpus=$(find "$dir/corpus" -type f | wc -l)
-  crashes=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  crashes=$(find "$dir" -maxdepth 1 -type f -newer "$dir/.start" \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   printf '%-24s %12s %8s %8s %8s\n' "$t" "$execs" "$cov" "$corpus" "$crashes"
   [ $rc = 0 ] || status=1
 done

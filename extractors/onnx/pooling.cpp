@@ -18,6 +18,9 @@ void max_pool(ExtractContext& c) {
     SpatialAttrs a = onnx_spatial_attrs(c, k.size(), c.opset() >= 10);
     const bool column_major = c.i("storage_order", 0) != 0 && c.output_used(1) && k.size() > 1;
     PartialShape in_shape = c.input(0).shape();
+    if (in_shape.rank_is_static() && in_shape.rank() != k.size() + 2)
+        c.fail("the input has rank " + std::to_string(in_shape.rank()) + " but kernel_shape has " +
+               std::to_string(k.size()) + " dims: the input needs rank " + std::to_string(k.size() + 2));
     if (column_major && (k.size() != 2 || !in_shape.rank_is_static() || !in_shape[2].is_static() || !in_shape[3].is_static()))
         c.unsupported("storage_order=1 with indices output other than 2D pooling of a static height and width");
     const std::vector<InPort> index_uses = column_major ? c.node().out(1).targets() : std::vector<InPort>{};

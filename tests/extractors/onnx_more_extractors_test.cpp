@@ -96,6 +96,18 @@ TEST(OnnxExtractMore, LayerNormalizationAxisBeyondTheRank) {
     EXPECT_TRUE(mvn.in(1).src().node().is("Range"));
 }
 
+// A 2-D kernel over a rank-3 input (found by fuzz_onnx: storage_order=1 then indexed dim 3 of the
+// input, and std::out_of_range escaped as an internal error).
+TEST(OnnxExtractMore, MaxPoolKernelRankMustMatchTheInput) {
+    OnnxModelBuilder m(12);
+    m.input("x", {1, 5, 5});
+    m.node("MaxPool", {"x"}, {"y", "i"}, {{"kernel_shape", {2, 2}}, {"storage_order", 1}});
+    m.output("y");
+    m.output("i", onnx::TensorProto::INT64);
+    EXPECT_NE(extract_error(m, "max_pool_rank.onnx").find("the input has rank 3 but kernel_shape has 2 dims"),
+              std::string::npos);
+}
+
 TEST(OnnxExtractMore, InstanceNormalizationReshapesScaleAndBiasPerChannel) {
     OnnxModelBuilder m(13);
     m.input("x", {1, 2, 3, 3});

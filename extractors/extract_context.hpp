@@ -68,7 +68,8 @@ public:
     // Turns the FrameworkNode itself into `type`: inputs stay (trailing absent ones are
     // dropped), outputs keep their consumers and names.
     Node become(std::string_view type, const AttrMap& attrs = {});
-    // Hands framework output j to `port`: its consumers and tensor names move there.
+    // Hands framework output j to `port`: its consumers and tensor names move there. An output
+    // the model leaves out (j beyond its outputs, as ONNX may omit optional ones) is skipped.
     void set_output(size_t j, const OutPort& port);
 
     // Sets an attribute, converting between the equivalent kinds (int/bool/float, string/type).

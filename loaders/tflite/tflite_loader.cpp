@@ -247,6 +247,8 @@ private:
             const tflite::Operator& op = *ops.Get(i);
             const std::string where = "operator " + std::to_string(i);
             const size_t outputs = op.outputs() ? op.outputs()->size() : 0;
+            if (outputs == 0)
+                throw Error("the operator has no outputs", where + " in " + path_, "the model is corrupt; re-export it");
             std::string name = where;
             if (outputs) name = tensor_name(tensor(op.outputs()->Get(0), where), op.outputs()->Get(0));
             Node node = graph_->add_node("FrameworkNode", unique(name));

@@ -115,6 +115,15 @@ TEST(TfliteLoader, BadFilesAreClearErrors) {
     bad_tensor.output(y);
     (void)x;
     expect_conversion_error(bad_tensor.save("bad_tensor.tflite"), {"tensor index 42 is outside", "operator 0"});
+    // An operator without outputs (found by fuzz_tflite: a QUANTIZE whose output 0 did not exist
+    // was an internal error).
+    test::TfliteModelBuilder no_outputs;
+    int in = no_outputs.input("x", {1, 2});
+    int out = no_outputs.tensor("y", {1, 2});
+    no_outputs.op(BuiltinOperator::RELU, {in}, {out});
+    no_outputs.op(BuiltinOperator::RELU, {out}, {});
+    no_outputs.output(out);
+    expect_conversion_error(no_outputs.save("no_outputs.tflite"), {"operator 1", "the operator has no outputs"});
 }
 
 }  // namespace

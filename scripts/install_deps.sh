@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev libpugixml-dev
   libprotobuf-dev protobuf-compiler libonnx-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
+  libre2-dev  # transformations-config name patterns
   libonnx-testdata  # ONNX backend tests for mo-conformance
   libflatbuffers-dev flatbuffers-compiler  # the TFLite loader
   clang libclang-rt-14-dev llvm  # the hardening lane: ASan, UBSan, libFuzzer, llvm-symbolizer

@@ -95,6 +95,22 @@ TEST(TransformationsConfig, ScopeMatchesNodesUnderTheScopeAndResolvesTheBoundary
     }, {"entry 0 (id 'A'): output 0: no node of the matched sub-graph is named '(blk)/missing'"});
 }
 
+// Scopes are matched in linear time (found by fuzz_transformations_config: std::regex backtracked
+// for minutes), and a pattern that does not compile is named.
+TEST(TransformationsConfig, ScopePatternsMatchInLinearTime) {
+    TestGraph t;
+    sigmoid_by_hand(t);
+    // (a*)*b against 60 a's: 2^60 ways to split them for a backtracking matcher.
+    t.op("Negative", {t.input(ElementType::f32, {1}, "x2")}, {}, std::string(60, 'a'));
+    EXPECT_TRUE(match_scopes(t.graph(), entry_of(R"({"id": "A", "match_kind": "scope", "instances": ["(a*)*b"]})")).empty());
+    // The fuzzer's scope: repeated quantifiers are not RE2 syntax.
+    test::expect_error([&] {
+        match_scopes(t.graph(), entry_of(R"({"id": "A", "match_kind": "scope", "instances": ["poo???}??****nv"]})"));
+    }, {"is not a valid regular expression (bad repetition operator"});
+    test::expect_error([&] { match_scopes(t.graph(), entry_of(R"({"id": "A", "match_kind": "scope", "instances": ["(blk"]})")); },
+                       {"'((blk)(/.*)?' is not a valid regular expression"});
+}
+
 TEST(TransformationsConfig, PointsTakeTheNodesBetweenAndTheirProducers) {
     TestGraph t;
     sigmoid_by_hand(t);

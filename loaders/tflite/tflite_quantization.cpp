@@ -1,6 +1,7 @@
 #include "loaders/tflite/tflite_quantization.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "core/error.hpp"
@@ -43,7 +44,12 @@ std::shared_ptr<const FrameworkAttributes> tflite_quantization(const tflite::Ten
         scale.push_back(s);
     }
     std::vector<int64_t> zero_point;
-    if (q->zero_point()) zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+    if (const auto* zp = q->zero_point()) {
+        // Copied as bytes: the verifier checks a vector's 4-byte length, not that its int64
+        // elements are 8-byte aligned (a hostile file's may not be). Little-endian, as the file.
+        zero_point.resize(zp->size());
+        if (!zero_point.empty()) std::memcpy(zero_point.data(), zp->Data(), zero_point.size() * sizeof(int64_t));
+    }
     if (zero_point.empty()) zero_point.assign(scale.size(), 0);
     if (zero_point.size() != scale.size())
         throw Error(std::to_string(scale.size()) + " quantization scales but " + std::to_string(zero_point.size()) +

@@ -61,8 +61,7 @@ bool outputs_fit(const Node& n) {
         } catch (const Error& e) {
             throw e.with_context(n.describe());
         }
-        const int64_t bits = static_cast<int64_t>(bit_width(n.out(j).type()));
-        if (elements > (g_max_folded_bytes * 8) / std::max<int64_t>(bits, 8)) {
+        if (!fits_max_folded_bytes(n.out(j).type(), elements)) {
             MO_LOG(Info, "not folding ", n.describe(), ": output ", j, " would hold ", elements,
                    " elements, more than --max_constant_size (", g_max_folded_bytes, " bytes)");
             return false;
@@ -137,6 +136,11 @@ void fold(Node n) {
 
 void set_max_folded_bytes(int64_t bytes) { g_max_folded_bytes = std::max<int64_t>(bytes, 1); }
 int64_t max_folded_bytes() { return g_max_folded_bytes; }
+
+bool fits_max_folded_bytes(ElementType type, int64_t elements) {
+    const int64_t element_bytes = std::max<int64_t>(static_cast<int64_t>(bit_width(type)), 8) / 8;
+    return elements <= g_max_folded_bytes / element_bytes;
+}
 
 bool infer_node(Node n) {
     const OpSchema& op = n.op();

@@ -22,6 +22,9 @@ inline constexpr int64_t kMaxFoldedOperations = int64_t{1} << 30;
 inline constexpr int64_t kDefaultMaxFoldedBytes = int64_t{2} << 30;
 MO_API void set_max_folded_bytes(int64_t bytes);
 MO_API int64_t max_folded_bytes();
+// Whether `elements` of `type` fit in max_folded_bytes() (a sub-byte element counts as a byte).
+// Also the limit on constants the loaders expand beyond their stored bytes.
+MO_API bool fits_max_folded_bytes(ElementType type, int64_t elements);
 
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
 // connected input has a known value (never for Parameters, nor for decompression Converts, nor

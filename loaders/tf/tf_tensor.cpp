@@ -48,7 +48,7 @@ template <typename T, typename List>
 Tensor from_list(ElementType type, const Shape& shape, const List& values, size_t count, const std::string& where) {
     // Fewer values than elements (TensorFlow's splat) is the one case where the file does not
     // bound the size: held to the limit constant folding keeps.
-    if (static_cast<size_t>(values.size()) < count && count > static_cast<size_t>(max_folded_bytes()) / byte_size(type, 1))
+    if (static_cast<size_t>(values.size()) < count && !fits_max_folded_bytes(type, static_cast<int64_t>(count)))
         throw Error("a constant of " + std::to_string(values.size()) + " value(s) repeated to " + std::to_string(count) +
                         " elements is larger than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
                     where, "raise --max_constant_size if the model is genuine");

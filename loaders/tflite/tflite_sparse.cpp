@@ -128,8 +128,8 @@ Tensor densify_tflite(const tflite::SparsityParameters& sp, ElementType type, co
         if (block_size[d] < 1 || shape[d] % block_size[d] != 0)
             throw Error("corrupt sparse tensor: a block size does not divide its dimension", where);
     // The file bounds the stored values, not the dense shape: held to constant folding's limit.
-    const auto elements = static_cast<size_t>(shape_size(shape));
-    if (elements > static_cast<size_t>(max_folded_bytes()) / byte_size(type, 1))
+    const int64_t elements = shape_size(shape);
+    if (!fits_max_folded_bytes(type, elements))
         throw Error("the sparse tensor densifies to " + std::to_string(elements) +
                         " elements, more than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
                     where, "raise --max_constant_size if the model is genuine");

@@ -33,19 +33,6 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
     f << bytes;
 }
 
-// An ONNX initializer stored as external data at `location`.
-onnx::TensorProto external(const std::string& name, const std::string& location, std::vector<int64_t> dims) {
-    onnx::TensorProto t;
-    t.set_name(name);
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims) t.add_dims(d);
-    t.set_data_location(onnx::TensorProto::EXTERNAL);
-    auto* entry = t.add_external_data();
-    entry->set_key("location");
-    entry->set_value(location);
-    return t;
-}
-
 // y = x + w, w [4] from `w` (an initializer), as a binary model at `path`.
 std::string add_model(const fs::path& path, onnx::TensorProto w) {
     test::OnnxModelBuilder m(13);
@@ -181,13 +168,13 @@ std::vector<BadInput> bad_inputs() {
          [](const fs::path& d) {
              write_bytes(d / "outside.bin", std::string(16, '\0'));
              fs::create_directories(d / "model");
-             return "--input_model " + add_model(d / "model/m.onnx", external("w", "../outside.bin", {4}));
+             return "--input_model " + add_model(d / "model/m.onnx", test::onnx_external_tensor("w", "../outside.bin", {4}));
          },
          1,
          {"external data path '../outside.bin' leaves the model's directory"}},
         {"external data at an absolute path",
          [](const fs::path& d) {
-             return "--input_model " + add_model(d / "m.onnx", external("w", "/etc/hostname", {4}));
+             return "--input_model " + add_model(d / "m.onnx", test::onnx_external_tensor("w", "/etc/hostname", {4}));
          },
          1,
          {"external data path '/etc/hostname' is absolute"}},
@@ -196,20 +183,20 @@ std::vector<BadInput> bad_inputs() {
              write_bytes(d / "outside.bin", std::string(16, '\0'));
              fs::create_directories(d / "model");
              fs::create_symlink(d / "outside.bin", d / "model/w.bin");
-             return "--input_model " + add_model(d / "model/m.onnx", external("w", "w.bin", {4}));
+             return "--input_model " + add_model(d / "model/m.onnx", test::onnx_external_tensor("w", "w.bin", {4}));
          },
          1,
          {"external data path 'w.bin' leaves the model's directory"}},
         {"a missing external-data file (shard)",
          [](const fs::path& d) {
-             return "--input_model " + add_model(d / "m.onnx", external("w", "missing.bin", {4}));
+             return "--input_model " + add_model(d / "m.onnx", test::onnx_external_tensor("w", "missing.bin", {4}));
          },
          1,
          {"initializer 'w'", "external data file 'missing.bin' cannot be read", "No such file"}},
         {"external data shorter than the tensor",
          [](const fs::path& d) {
              write_bytes(d / "w.bin", std::string(8, '\0'));
-             return "--input_model " + add_model(d / "m.onnx", external("w", "w.bin", {4}));
+             return "--input_model " + add_model(d / "m.onnx", test::onnx_external_tensor("w", "w.bin", {4}));
          },
          1,
          {"needs 16 bytes but 'w.bin' has only 8 left"}},
@@ -362,7 +349,7 @@ std::string large_model(const fs::path& dir, int64_t mib) {
     fs::resize_file(dir / "w.bin", static_cast<uintmax_t>(elements * 4));
     test::OnnxModelBuilder m(13);
     m.input("x", {elements});
-    m.initializer(external("w", "w.bin", {elements}));
+    m.initializer(test::onnx_external_tensor("w", "w.bin", {elements}));
     m.node("Add", {"x", "w"}, {"y"});
     m.output("y");
     return m.save((dir / "m.onnx").string());

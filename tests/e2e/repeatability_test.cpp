@@ -67,15 +67,7 @@ std::string large_weights_model(const fs::path& dir) {
         if (k == 2) values[12345] = 1e6f;
         std::ofstream(dir / (name + ".bin"), std::ios::binary)
             .write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
-        onnx::TensorProto t;
-        t.set_name(name);
-        t.set_data_type(onnx::TensorProto::FLOAT);
-        t.add_dims(kElements);
-        t.set_data_location(onnx::TensorProto::EXTERNAL);
-        auto* location = t.add_external_data();
-        location->set_key("location");
-        location->set_value(name + ".bin");
-        m.initializer(std::move(t));
+        m.initializer(test::onnx_external_tensor(name, name + ".bin", {kElements}));
         m.node("Add", {"x", name}, {"y" + std::to_string(k)});
         m.output("y" + std::to_string(k));
     }

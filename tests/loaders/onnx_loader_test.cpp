@@ -281,14 +281,7 @@ TEST(OnnxLoader, InitializerWithWrongRawSizeIsAnError) {
 // A model whose initializer `w` (2 floats) lives in `location` at `offset`.
 std::string external_model(const std::string& name, const std::string& location, int64_t offset) {
     OnnxModelBuilder m(13);
-    onnx::TensorProto t;
-    t.set_name("w");
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    t.add_dims(2);
-    t.set_data_location(onnx::TensorProto::EXTERNAL);
-    auto* loc = t.add_external_data();
-    loc->set_key("location");
-    loc->set_value(location);
+    onnx::TensorProto t = test::onnx_external_tensor("w", location, {2});
     auto* off = t.add_external_data();
     off->set_key("offset");
     off->set_value(std::to_string(offset));

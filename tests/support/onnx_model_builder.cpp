@@ -55,6 +55,19 @@ onnx::TensorProto onnx_tensor_i64(const std::string& name, const std::vector<int
     return t;
 }
 
+onnx::TensorProto onnx_external_tensor(const std::string& name, const std::string& location,
+                                       const std::vector<int64_t>& dims) {
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    set_dims(t, dims);
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* entry = t.add_external_data();
+    entry->set_key("location");
+    entry->set_value(location);
+    return t;
+}
+
 // The directory lives as long as the test process and is removed at exit.
 struct TempDir {
     std::filesystem::path path;

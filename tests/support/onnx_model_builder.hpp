@@ -56,6 +56,9 @@ onnx::TensorProto onnx_tensor(const std::string& name, const std::vector<float>&
                               const std::vector<int64_t>& dims, bool raw = true);
 onnx::TensorProto onnx_tensor_i64(const std::string& name, const std::vector<int64_t>& values,
                                   const std::vector<int64_t>& dims, bool raw = true);
+// A float initializer whose data is in the external file `location` (relative to the model).
+onnx::TensorProto onnx_external_tensor(const std::string& name, const std::string& location,
+                                       const std::vector<int64_t>& dims);
 
 // A fresh path in this test process's temp directory (created on first use).
 std::string onnx_temp_path(const std::string& file_name);

@@ -98,6 +98,13 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
     return weighted_values(c, scores, v);
 }
 
+// The num_heads attribute of Attention and MultiHeadAttention, which divides the hidden size.
+int64_t num_heads(ExtractContext& c) {
+    const int64_t heads = c.i("num_heads");
+    if (heads <= 0) c.fail("num_heads must be positive, not " + std::to_string(heads));
+    return heads;
+}
+
 std::optional<OutPort> padding_mask(ExtractContext& c, size_t input, const char* name) {
     if (!c.has_input(input)) return std::nullopt;
     if (ExtractContext::rank_of(c.input(input)) != 2)
@@ -109,8 +116,7 @@ std::optional<OutPort> padding_mask(ExtractContext& c, size_t input, const char*
 // three; with past (GPT-2 as ONNX Runtime's optimizer writes it), present = past ++ new keys and
 // values.
 void attention(ExtractContext& c) {
-    const int64_t heads = c.i("num_heads");
-    if (heads <= 0) c.fail("num_heads must be positive, not " + std::to_string(heads));
+    const int64_t heads = num_heads(c);
     if (c.has("qkv_hidden_sizes")) c.unsupported("qkv_hidden_sizes (Q, K and V of different sizes)");
     if (c.i("do_rotary", 0) != 0) c.unsupported("do_rotary=1");
     for (size_t i = 5; i < c.input_count(); ++i)
@@ -141,8 +147,7 @@ void attention(ExtractContext& c) {
 // MultiHeadAttention(query, key, value, bias?, key_padding_mask?, ...): Q, K and V given as
 // [batch, sequence, hidden]; bias is [hidden_q + hidden_k + hidden_v].
 void multi_head_attention(ExtractContext& c) {
-    const int64_t heads = c.i("num_heads");
-    if (heads <= 0) c.fail("num_heads must be positive, not " + std::to_string(heads));
+    const int64_t heads = num_heads(c);
     for (size_t i = 5; i < c.input_count(); ++i)
         if (c.has_input(i)) c.unsupported("input " + std::to_string(i) + " (attention_bias or past state)");
     if (c.output_used(1) || c.output_used(2)) c.unsupported("outputs present_key / present_value (past state)");

@@ -94,14 +94,29 @@ TEST(ResourceLimits, AShapeWhoseElementCountOverflowsIsAnError) {
                        "more elements than 64 bits count");
 }
 
+// A hostile model, "y" from "x" [1], whose op `op` must stay in the IR instead of folding.
+struct KeptOp {
+    const char* op;
+    std::function<void(test::OnnxModelBuilder&)> build;
+};
+
+// Converts the case's model (default --max_constant_size) and checks that `op` appears once.
+ConversionResult expect_kept(const KeptOp& c) {
+    SCOPED_TRACE(c.op);
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1});
+    c.build(m);
+    m.output("y");
+    test::ScratchDir out{"limits_kept_op"};
+    const ConversionResult r = convert_with_limit(m.save("kept_op.onnx"), out, int64_t{2} << 30);
+    EXPECT_EQ(count(*read_ir(r.xml_path, test::builtin_ops()), c.op), 1u);
+    return r;
+}
+
 // Hostile shapes from the issue: each converts at once, its op kept to compute at run time.
 TEST(ResourceLimits, HugeOutputsOfExpandRangeTileReshapeStayOps) {
-    struct Case {
-        const char* op;  // the IR op that must stay
-        std::function<void(test::OnnxModelBuilder&)> build;  // "y" from "x" [1]
-    };
     const int64_t half = int64_t{1} << 20;
-    const std::vector<Case> cases = {
+    const std::vector<KeptOp> cases = {
         {"Broadcast", [&](test::OnnxModelBuilder& m) {  // Expand to 2^40 elements
              m.initializer_i64("shape", {half, half}, {2});
              m.node("Expand", {"x", "shape"}, {"y"});
@@ -125,17 +140,7 @@ TEST(ResourceLimits, HugeOutputsOfExpandRangeTileReshapeStayOps) {
              m.node("Add", {"x", "r"}, {"y"});
          }},
     };
-    for (const Case& c : cases) {
-        SCOPED_TRACE(c.op);
-        test::OnnxModelBuilder m(13);
-        m.input("x", {1});
-        c.build(m);
-        m.output("y");
-        test::ScratchDir out{"limits_huge"};
-        const ConversionResult r = convert_with_limit(m.save("huge.onnx"), out, int64_t{2} << 30);
-        EXPECT_EQ(count(*read_ir(r.xml_path, test::builtin_ops()), c.op), 1u);
-        EXPECT_LT(r.bin_bytes, 100u);
-    }
+    for (const KeptOp& c : cases) EXPECT_LT(expect_kept(c).bin_bytes, 100u) << c.op;
 }
 
 // A value-info of `type`, a scalar or [1].
@@ -227,16 +232,13 @@ TEST(ResourceLimits, NestedLoopsBeyondTheIterationBudgetStayInTheIr) {
 
 // Compute bombs: small files whose folding would take billions of operations.
 TEST(ResourceLimits, FoldingStopsAtItsWorkBudget) {
-    struct Case {
-        const char* op;
-        std::function<void(test::OnnxModelBuilder&)> build;  // "big" from "x" [1]
-    };
-    const std::vector<Case> cases = {
+    const std::vector<KeptOp> cases = {
         {"MatMul", [](test::OnnxModelBuilder& m) {  // 1100^3 multiply-adds
              m.initializer_i64("shape", {1100, 1100}, {2});
              m.node("ConstantOfShape", {"shape"}, {"fill"});
              m.node("MatMul", {"fill", "fill"}, {"product"});
              m.node("ReduceSum", {"product"}, {"big"}, {{"keepdims", 0}});
+             m.node("Add", {"x", "big"}, {"y"});
          }},
         {"MaxPool", [](test::OnnxModelBuilder& m) {  // one window of 2^32 taps
              m.initializer_i64("shape", {1, 1, 4, 4}, {4});
@@ -244,6 +246,7 @@ TEST(ResourceLimits, FoldingStopsAtItsWorkBudget) {
              m.node("MaxPool", {"fill"}, {"pooled"},
                     {{"kernel_shape", {65536, 65536}}, {"pads", {32766, 32766, 32766, 32766}}});
              m.node("ReduceSum", {"pooled"}, {"big"}, {{"keepdims", 0}});
+             m.node("Add", {"x", "big"}, {"y"});
          }},
         {"NonMaxSuppression", [](test::OnnxModelBuilder& m) {  // 40,000 boxes against 40,000 selections
              m.initializer_i64("boxes_shape", {1, 40000, 4}, {3});
@@ -255,22 +258,13 @@ TEST(ResourceLimits, FoldingStopsAtItsWorkBudget) {
              m.node("NonMaxSuppression", {"boxes", "scores", "max_boxes"}, {"selected"});
              m.node("Cast", {"selected"}, {"selected_f"}, {{"to", 1}});
              m.node("ReduceSum", {"selected_f"}, {"big"}, {{"keepdims", 0}});
+             m.node("Add", {"x", "big"}, {"y"});
          }},
     };
     static_assert(int64_t{1100} * 1100 * 1100 > kMaxFoldedOperations);
     static_assert((int64_t{65536} * 65536) > kMaxFoldedOperations);
     static_assert(int64_t{40000} * 40000 > kMaxFoldedOperations);
-    for (const Case& c : cases) {
-        SCOPED_TRACE(c.op);
-        test::OnnxModelBuilder m(13);
-        m.input("x", {1});
-        c.build(m);
-        m.node("Add", {"x", "big"}, {"y"});
-        m.output("y");
-        test::ScratchDir out{"limits_work"};
-        const ConversionResult r = convert_with_limit(m.save("work.onnx"), out, int64_t{2} << 30);
-        EXPECT_EQ(count(*read_ir(r.xml_path, test::builtin_ops()), c.op), 1u);
-    }
+    for (const KeptOp& c : cases) expect_kept(c);
 }
 
 // An IR whose TensorIterator bodies nest `levels` deep (each body holds the next layer only; the

@@ -132,6 +132,19 @@ void fold(Node n) {
     }
 }
 
+// A negative dim, or a bound below its minimum, is what an attribute that contradicts the input
+// shape (a negative frame length, a repeat count that overflowed) makes of an inferred shape.
+void check_dims(const Node& n) {
+    for (size_t j = 0; j < n.output_count(); ++j) {
+        const PartialShape& s = n.out(j).shape();
+        if (!s.rank_is_static()) continue;
+        for (const Dimension& d : s.dims())
+            if (d.min() < 0 || (d.max() != Dimension::kUnbounded && d.max() < d.min()))
+                throw Error("output " + std::to_string(j) + " would have the invalid shape [" + s.to_string() + "]",
+                            n.describe(), "the node's attributes or inputs contradict each other");
+    }
+}
+
 }  // namespace
 
 void set_max_folded_bytes(int64_t bytes) { g_max_folded_bytes = std::max<int64_t>(bytes, 1); }
@@ -142,26 +155,36 @@ bool fits_max_folded_bytes(ElementType type, int64_t elements) {
     return elements <= g_max_folded_bytes / element_bytes;
 }
 
-bool infer_node(Node n) {
+void check_required_inputs(const Node& n) {
     const OpSchema& op = n.op();
-    auto before = snapshot(n);
-    for (size_t i = 0; i < n.input_count() && i < op.min_inputs; ++i)
+    if (n.input_count() < op.min_inputs)
+        throw Error("has " + std::to_string(n.input_count()) + " inputs, " + op.type + " takes " + op.input_count_text(),
+                    n.describe(), "the source model is malformed");
+    for (size_t i = 0; i < op.min_inputs; ++i)
         if (!n.in(i).connected())
             throw Error("required input " + std::to_string(i) + " is not connected", n.describe(),
                         "the source model is malformed or a transformation left the node incomplete");
+}
+
+bool infer_node(Node n) {
+    const OpSchema& op = n.op();
+    auto before = snapshot(n);
+    check_required_inputs(n);
     if (!op.infer)
         throw Error("op '" + op.type + "' has no shape inference", n.describe(), "the op schema must provide one");
     InferContext c(n);
     try {
         EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations);  // for an infer that evaluates
         op.infer(c);
-    } catch (const Error&) {
+    } catch (const Error& e) {
+        if (e.where().empty()) throw e.with_context(n.describe());  // a value's own check: say where
         throw;
     } catch (const std::logic_error&) {
         throw;
     } catch (const std::exception& e) {
         throw Error(std::string("shape inference failed: ") + e.what(), n.describe());
     }
+    check_dims(n);
     fold(n);
     n.set_inferred();
     auto after = snapshot(n);

@@ -26,6 +26,10 @@ MO_API int64_t max_folded_bytes();
 // Also the limit on constants the loaders expand beyond their stored bytes.
 MO_API bool fits_max_folded_bytes(ElementType type, int64_t elements);
 
+// Throws mo::Error when `node` has fewer inputs than its op needs, or a required one is not
+// connected: op.infer and op.eval may then assume the required inputs are there.
+MO_API void check_required_inputs(const Node& node);
+
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
 // connected input has a known value (never for Parameters, nor for decompression Converts, nor
 // for a Loop / TensorIterator of more than kMaxFoldedIterations or unknown iterations, nor for

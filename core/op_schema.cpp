@@ -10,6 +10,12 @@ const AttrSpec* OpSchema::find_attr(std::string_view name) const {
     return nullptr;
 }
 
+std::string OpSchema::input_count_text() const {
+    if (min_inputs == max_inputs) return std::to_string(min_inputs);
+    if (max_inputs == SIZE_MAX) return std::to_string(min_inputs) + " or more";
+    return std::to_string(min_inputs) + " to " + std::to_string(max_inputs);
+}
+
 void OpRegistry::add(OpSchema schema) {
     std::string type = schema.type;
     auto it = schemas_.find(type);

@@ -40,6 +40,8 @@ struct MO_API OpSchema {
 
     bool is_internal() const { return ir_version.empty(); }
     const AttrSpec* find_attr(std::string_view name) const;
+    // How many inputs the op takes, for messages: "2", "1 to 3", "1 or more".
+    std::string input_count_text() const;
 };
 
 // All op schemas known to this run: the built-in ones (ops/) and those plugins add.

@@ -46,20 +46,31 @@ Dimension Dimension::merge(const Dimension& a, const Dimension& b) {
     return Dimension(lo, hi);
 }
 
-Dimension Dimension::operator+(const Dimension& o) const {
-    int64_t hi = (max_ == kUnbounded || o.max_ == kUnbounded) ? kUnbounded : max_ + o.max_;
-    return Dimension(min_ + o.min_, hi);
+// Dims come from the model, so their sums and products may overflow: a lower bound that does is
+// an error, an upper bound that does is no bound.
+namespace {
+using Op = bool (*)(int64_t, int64_t, int64_t*);
+Dimension combine(const Dimension& a, const Dimension& b, Op op, const char* symbol) {
+    int64_t lo = 0, hi = Dimension::kUnbounded;
+    if (op(a.min(), b.min(), &lo))
+        throw Error("dimension arithmetic overflows int64: " + a.to_string() + " " + symbol + " " + b.to_string(), "",
+                    "the model's dimensions or attributes are corrupt or hostile");
+    if (a.max() != Dimension::kUnbounded && b.max() != Dimension::kUnbounded && !op(a.max(), b.max(), &hi))
+        return Dimension(lo, hi);
+    return Dimension(lo, Dimension::kUnbounded);
 }
+bool add(int64_t a, int64_t b, int64_t* r) { return __builtin_add_overflow(a, b, r); }
+bool mul(int64_t a, int64_t b, int64_t* r) { return __builtin_mul_overflow(a, b, r); }
+}  // namespace
+
+Dimension Dimension::operator+(const Dimension& o) const { return combine(*this, o, add, "+"); }
 Dimension Dimension::operator-(const Dimension& o) const {
     if (is_static() && o.is_static()) return Dimension(min_ - o.min_);
     int64_t lo = o.max_ == kUnbounded ? 0 : std::max<int64_t>(0, min_ - o.max_);
     int64_t hi = max_ == kUnbounded ? kUnbounded : std::max<int64_t>(0, max_ - o.min_);
     return Dimension(lo, hi);
 }
-Dimension Dimension::operator*(const Dimension& o) const {
-    int64_t hi = (max_ == kUnbounded || o.max_ == kUnbounded) ? kUnbounded : max_ * o.max_;
-    return Dimension(min_ * o.min_, hi);
-}
+Dimension Dimension::operator*(const Dimension& o) const { return combine(*this, o, mul, "*"); }
 
 std::string Dimension::to_string() const {
     if (is_static()) return std::to_string(min_);

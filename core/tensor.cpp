@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/float16.hpp"
 #include "core/low_bit.hpp"
+#include "core/saturate_cast.hpp"
 
 namespace mo {
 
@@ -133,9 +134,21 @@ void fill_from(Tensor& out, const std::vector<double>& v) {
 std::vector<int64_t> Tensor::to_i64() const {
     std::vector<int64_t> v;
     v.reserve(size());
-    if (is_float(type_)) visit_values<double>(*this, [&](double x) { v.push_back(static_cast<int64_t>(x)); });
+    if (is_float(type_)) visit_values<double>(*this, [&](double x) { v.push_back(saturate_cast<int64_t>(x)); });
     else visit_values<int64_t>(*this, [&](int64_t x) { v.push_back(x); });
     return v;
+}
+
+int64_t Tensor::single_i64(const std::string& what) const {
+    if (size() != 1) throw Error(what + " must hold one value, not " + std::to_string(size()) + " (shape [" +
+                                 PartialShape(shape_).to_string() + "])");
+    return to_i64()[0];
+}
+
+double Tensor::single_f64(const std::string& what) const {
+    if (size() != 1) throw Error(what + " must hold one value, not " + std::to_string(size()) + " (shape [" +
+                                 PartialShape(shape_).to_string() + "])");
+    return to_f64()[0];
 }
 
 std::vector<double> Tensor::to_f64() const {

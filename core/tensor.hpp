@@ -122,8 +122,13 @@ public:
 
     // Values converted to int64 / double, for shape-like and attribute-like inputs. Integral,
     // boolean and float types are supported; throws mo::Error otherwise.
+    // Floats convert with saturation: NaN gives 0, values beyond int64 its limits.
     std::vector<int64_t> to_i64() const;
     std::vector<double> to_f64() const;
+    // The value of a tensor that must hold exactly one (a scalar or a one-element tensor: a
+    // condition, a count, a position); throws mo::Error naming `what` when it holds more or none.
+    int64_t single_i64(const std::string& what) const;
+    double single_f64(const std::string& what) const;
     // A tensor with the same bytes and another shape of the same element count.
     Tensor reshaped(Shape shape) const;
     // This tensor when its bytes are aligned for its element type, else a copy that is. A view

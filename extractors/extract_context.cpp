@@ -148,8 +148,8 @@ Node ExtractContext::become(std::string_view type, const AttrMap& attrs) {
     size_t n_inputs = node_.input_count();
     while (n_inputs > 0 && !node_.in(n_inputs - 1).connected()) --n_inputs;
     if (n_inputs < op.min_inputs || n_inputs > op.max_inputs)
-        fail("has " + std::to_string(n_inputs) + " inputs, " + std::string(type) + " takes " +
-             std::to_string(op.min_inputs) + ".." + std::to_string(op.max_inputs), "fix the model");
+        fail("has " + std::to_string(n_inputs) + " inputs, " + std::string(type) + " takes " + op.input_count_text(),
+             "fix the model");
     // Outputs the canonical op lacks must be unused (e.g. optional training outputs).
     if (op.num_outputs != SIZE_MAX)
         for (size_t j = op.num_outputs; j < node_.output_count(); ++j)

@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "core/infer.hpp"
 #include "core/log.hpp"
 #include "extractors/extract_context.hpp"
 
@@ -65,6 +66,7 @@ const Extractor* extractor_of(const Node& n, const ExtractorRegistry& extractors
 void try_infer(const Node& n) {
     if (!n.op().infer) return;
     try {
+        check_required_inputs(n);
         InferContext ic(n);
         n.op().infer(ic);
     } catch (const std::exception&) {
@@ -83,8 +85,13 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
     }
     bool replaced = n.is("FrameworkNode");
     if (replaced) {
+        // An output the extractor did not map is one the op does not produce: the model reads
+        // an output index the op does not have.
         for (size_t j = 0; j < n.output_count(); ++j)
-            MO_ASSERT(!n.out(j).has_targets(), "extractor of ", n.framework().type, " left consumers on output ", j);
+            if (n.out(j).has_targets())
+                throw Error(n.framework().type + " has no output " + std::to_string(j) + ", but node '" +
+                                n.out(j).targets().front().node().name() + "' reads it",
+                            ctx.where(), "the model is malformed: check the output indexes of the node's consumers");
         graph.remove_node(n);
     } else {
         try_infer(n);

@@ -75,7 +75,8 @@ struct BackpropAxis {
 
 BackpropAxis backprop_axis(const ConvAttrs& a, size_t i, int64_t kernel, int64_t in, int64_t requested) {
     BackpropAxis r{axis_of(a, i, kernel), 0};
-    const int64_t full = r.w.stride * (in - 1) + r.w.effective_kernel() + a.output_padding[i];
+    const int64_t full = fit_int64(__int128{r.w.stride} * (in - 1) + r.w.effective_kernel() + a.output_padding[i],
+                                   "the transposed convolution's output extent");
     if (requested >= 0) {
         // The spec: pads follow from the requested extent; same_upper gives the odd one to the
         // start, every other auto_pad (explicit included) to the end.
@@ -86,7 +87,7 @@ BackpropAxis backprop_axis(const ConvAttrs& a, size_t i, int64_t kernel, int64_t
         return r;
     }
     if (a.auto_pad != "explicit") r.w.pad_begin = r.w.pad_end = 0;  // the spec: auto_pad means no pads here
-    r.out = full - r.w.pad_begin - r.w.pad_end;
+    r.out = fit_int64(__int128{full} - r.w.pad_begin - r.w.pad_end, "the transposed convolution's output extent");
     return r;
 }
 

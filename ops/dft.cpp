@@ -136,10 +136,14 @@ void infer_stft(InferContext& c) {
     if (!in.rank_is_static()) return c.set_output(0, c.in_type(0), PartialShape::dynamic_rank());
     if (in.rank() != 1 && in.rank() != 2) c.fail("the signal must be 1D or 2D");
     Dimension frames, bins;
-    if (size) bins = Dimension(size->to_i64().at(0) / 2 + 1);
+    if (size) {
+        const int64_t f = size->single_i64("frame_size");
+        if (f < 1) c.fail("frame_size must be positive, it is " + std::to_string(f));
+        bins = Dimension(f / 2 + 1);
+    }
     const Dimension& length = in[in.rank() - 1];
     if (size && step && length.is_static()) {
-        const int64_t f = size->to_i64().at(0), st = step->to_i64().at(0);
+        const int64_t f = size->single_i64("frame_size"), st = step->single_i64("frame_step");
         if (f < 1 || st < 1 || f > length.get_length()) c.fail("frame_size must be 1 .. signal length and frame_step positive");
         frames = Dimension((length.get_length() - f) / st + 1);
     }
@@ -154,7 +158,7 @@ std::vector<Tensor> evaluate_stft(const Node& n, const std::vector<Tensor>& inpu
     const Tensor& signal = inputs.at(0);
     const auto x = signal.convert(ElementType::f64).to_f64();
     const auto window = inputs.at(1).convert(ElementType::f64).to_f64();
-    const int64_t size = inputs.at(2).to_i64().at(0), step = inputs.at(3).to_i64().at(0);
+    const int64_t size = inputs.at(2).single_i64("frame_size"), step = inputs.at(3).single_i64("frame_step");
     const bool batched = signal.shape().size() == 2;
     const int64_t batch = batched ? signal.shape()[0] : 1, length = signal.shape().back();
     const auto win_len = static_cast<int64_t>(window.size());

@@ -39,23 +39,35 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
 
 namespace mo {
 
+int64_t fit_int64(__int128 value, const char* what) {
+    if (value < INT64_MIN || value > INT64_MAX)
+        throw Error(std::string(what) + " overflows int64", {},
+                    "the model's kernel, stride, dilation or pads are corrupt or hostile");
+    return static_cast<int64_t>(value);
+}
+
+int64_t WindowAxis::effective_kernel() const {
+    return fit_int64((static_cast<__int128>(kernel) - 1) * dilation + 1, "the dilated kernel");
+}
+
 void resolve_auto_pad(WindowAxis& w, const std::string& auto_pad, int64_t in) {
+    using Wide = __int128;
     if (auto_pad == "valid") {
         w.pad_begin = w.pad_end = 0;
     } else if (auto_pad == "same_upper" || auto_pad == "same_lower") {
-        int64_t out = (in + w.stride - 1) / w.stride;
-        int64_t total = std::max<int64_t>(0, (out - 1) * w.stride + w.effective_kernel() - in);
-        w.pad_begin = auto_pad == "same_upper" ? total / 2 : total - total / 2;
-        w.pad_end = total - w.pad_begin;
+        const Wide out = (Wide{in} + w.stride - 1) / w.stride;
+        const Wide total = std::max<Wide>(0, (out - 1) * w.stride + w.effective_kernel() - in);
+        w.pad_begin = fit_int64(auto_pad == "same_upper" ? total / 2 : total - total / 2, "the padding");
+        w.pad_end = fit_int64(total - w.pad_begin, "the padding");
     } else if (auto_pad != "explicit") {
         throw Error("unknown auto_pad '" + auto_pad + "'", {}, "use explicit, valid, same_upper or same_lower");
     }
 }
 
 int64_t window_output_extent(const WindowAxis& w, int64_t in, bool ceil) {
-    int64_t span = in + w.pad_begin + w.pad_end - w.effective_kernel();
+    const __int128 span = __int128{in} + w.pad_begin + w.pad_end - w.effective_kernel();
     if (span < 0) return 0;
-    return (ceil ? (span + w.stride - 1) / w.stride : span / w.stride) + 1;
+    return fit_int64((ceil ? (span + w.stride - 1) / w.stride : span / w.stride) + 1, "the window's output extent");
 }
 
 Dimension window_output_dim(WindowAxis w, const std::string& auto_pad, const Dimension& in, bool ceil) {

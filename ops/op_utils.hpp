@@ -103,8 +103,13 @@ namespace mo {
 // auto_pad ("explicit", "valid", "same_upper", "same_lower") may replace them.
 struct WindowAxis {
     int64_t kernel = 1, stride = 1, dilation = 1, pad_begin = 0, pad_end = 0;
-    int64_t effective_kernel() const { return (kernel - 1) * dilation + 1; }
+    int64_t effective_kernel() const;  // (kernel - 1) * dilation + 1
 };
+
+// Window arithmetic runs in 128 bits: kernels, strides, dilations and pads are the model's
+// numbers, and their sums and products may leave int64. A result that does not fit int64 is an
+// error in the model (mo::Error naming `what`).
+int64_t fit_int64(__int128 value, const char* what);
 
 // Rewrites the pads of `w` for `auto_pad` given a static input extent (same_*: the output is
 // ceil(in / stride) and the extra pad goes to the end for same_upper, the start for same_lower).
@@ -133,22 +138,9 @@ void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, bool trans_a
 #include <type_traits>
 
 #include "core/op_schema.hpp"
+#include "core/saturate_cast.hpp"
 
 namespace mo {
-
-// double -> T without undefined behaviour: NaN gives 0 for integers, out-of-range values clamp to
-// T's range (C++ leaves float-to-int overflow undefined), in-range values truncate towards zero.
-template <typename T>
-T saturate_cast(double v) {
-    if constexpr (std::is_floating_point_v<T>) {
-        return static_cast<T>(v);
-    } else {
-        if (std::isnan(v)) return T(0);
-        if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
-        if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-        return static_cast<T>(v);
-    }
-}
 
 // Integer +, -, * that wrap modulo 2^N like the hardware (signed overflow is undefined in C++,
 // and uint16 * uint16 promotes to int and can overflow it); floats use the plain operators.

@@ -251,7 +251,7 @@ OpSchema softmax(std::string type, std::string ir_type, std::string version, boo
 // The output extent along the axis: min(k, dim), keeping intervals.
 Dimension topk_dim(const Dimension& d, const Tensor* k_value) {
     if (!k_value) return Dimension(0, d.max());
-    const int64_t k = k_value->to_i64().at(0);
+    const int64_t k = k_value->single_i64("k");
     const int64_t hi = d.max() == Dimension::kUnbounded ? k : std::min(k, d.max());
     return Dimension(std::min(k, d.min()), hi);
 }
@@ -353,7 +353,7 @@ OpSchema cumsum() {
             if (axis_shape.rank_is_static() && axis_shape.rank() != 0)
                 c.fail("axis must be a scalar, got shape [" + axis_shape.to_string() + "]");
             if (const Tensor* axis = c.in_value(1); axis && data.rank_is_static())
-                checked_axis(c, axis->to_i64().at(0), static_cast<int64_t>(data.rank()));
+                checked_axis(c, axis->single_i64("axis"), static_cast<int64_t>(data.rank()));
         }
         if (data.rank_is_static() && data.rank() == 0) c.fail("data must have rank >= 1");
         c.set_output(0, c.in_type(0), data);

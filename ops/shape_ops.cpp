@@ -666,7 +666,7 @@ std::vector<Dimension> variadic_lengths(const Node& n, const std::vector<int64_t
         } else if (lengths[i] < 0) {
             fail(n, "split_lengths has the invalid value " + std::to_string(lengths[i]));
         } else {
-            sum += lengths[i];
+            if (__builtin_add_overflow(sum, lengths[i], &sum)) fail(n, "split_lengths add up to more than int64 holds");
             out.emplace_back(lengths[i]);
         }
     }

@@ -465,7 +465,11 @@ RangeParams range_params(const Node& n, ElementType out, double start, double st
     return {start, stop, step};
 }
 
-int64_t range_length(const RangeParams& p) { return std::max<int64_t>(static_cast<int64_t>(std::ceil((p.stop - p.start) / p.step)), 0); }
+int64_t range_length(const Node& n, const RangeParams& p) {
+    const double count = std::ceil((p.stop - p.start) / p.step);  // infinite when stop - start is
+    if (!(count < 0x1p63)) fail(n, "the range has more elements than int64 counts");
+    return count > 0 ? static_cast<int64_t>(count) : 0;
+}
 
 ElementType range_type(const Node& n) {
     const auto t = n.attr<ElementType>("output_type");
@@ -483,7 +487,7 @@ void infer_range(InferContext& c) {
     const Tensor *start = c.in_value(0), *stop = c.in_value(1), *step = c.in_value(2);
     if (start && stop && step && start->size() == 1 && stop->size() == 1 && step->size() == 1) {
         auto p = range_params(c.node, t, start->to_f64()[0], stop->to_f64()[0], step->to_f64()[0]);
-        c.set_output(0, t, PartialShape{range_length(p)});
+        c.set_output(0, t, PartialShape{range_length(c.node, p)});
         return;
     }
     // Range(0, ShapeOf(x)[1], 1) (position ids): the length follows the bounds of stop.
@@ -492,7 +496,10 @@ void infer_range(InferContext& c) {
         (*start_b)[0].is_static() && (*step_b)[0].is_static() && (*step_b)[0].get_length() > 0) {
         const int64_t first = (*start_b)[0].get_length(), step = (*step_b)[0].get_length();
         const Dimension& stop = (*stop_b)[0];
-        auto length = [&](int64_t end) { return std::max<int64_t>((end - first + step - 1) / step, 0); };
+        auto length = [&](int64_t end) {
+            const __int128 count = (__int128{end} - first + step - 1) / step;
+            return count > 0 ? fit_int64(count, "the range's length") : 0;
+        };
         c.set_output(0, t, PartialShape{Dimension(length(stop.min()), stop.max() == Dimension::kUnbounded ? Dimension::kUnbounded : length(stop.max()))});
         return;
     }
@@ -504,7 +511,7 @@ std::vector<Tensor> eval_range(const Node& n, const std::vector<Tensor>& in) {
     for (size_t i = 0; i < 3; ++i)
         if (in[i].size() != 1) fail(n, "start, stop and step must be scalars");
     auto p = range_params(n, t, in[0].to_f64()[0], in[1].to_f64()[0], in[2].to_f64()[0]);
-    const int64_t len = range_length(p);
+    const int64_t len = range_length(n, p);
     if (len > (int64_t{1} << 31)) fail(n, "the range has " + std::to_string(len) + " elements: too many to evaluate");
     if (is_integral(t)) {
         const auto start = static_cast<int64_t>(p.start), step = static_cast<int64_t>(p.step);

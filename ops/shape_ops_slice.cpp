@@ -41,7 +41,7 @@ std::pair<int64_t, int64_t> slice_static(int64_t dim, int64_t start, int64_t sto
         else if (stop < 0) stop += dim;
         start = std::clamp<int64_t>(start, 0, dim);
         stop = std::clamp<int64_t>(stop, 0, dim);
-        return {start, stop > start ? (stop - start + step - 1) / step : 0};
+        return {start, stop > start ? (stop - start - 1) / step + 1 : 0};  // no overflow for a huge step
     }
     if (whole_start) start = dim - 1;
     else if (start < 0) start += dim;
@@ -49,7 +49,9 @@ std::pair<int64_t, int64_t> slice_static(int64_t dim, int64_t start, int64_t sto
     else if (stop < 0) stop = std::max<int64_t>(stop + dim, -1);
     start = std::clamp<int64_t>(start, -1, dim - 1);
     stop = std::clamp<int64_t>(stop, -1, dim - 1);
-    return {start, start > stop ? (start - stop + (-step) - 1) / (-step) : 0};
+    // |step| of INT64_MIN does not fit int64, and exceeds any dim: one element.
+    const int64_t magnitude = step == INT64_MIN ? INT64_MAX : -step;
+    return {start, start > stop ? (start - stop - 1) / magnitude + 1 : 0};
 }
 
 // Slice length on a possibly dynamic dim: static when the dim is, else an interval when the
@@ -291,11 +293,11 @@ void infer_pad(InferContext& c) {
         for (size_t i = 0; i < in.rank(); ++i) {
             const Dimension &b = (*begin)[i], &e = (*end)[i];
             if (in[i].is_static() && b.is_static() && e.is_static()) {
-                const int64_t d = in[i].get_length() + b.get_length() + e.get_length();
+                const int64_t d = fit_int64(__int128{in[i].get_length()} + b.get_length() + e.get_length(), "the padded axis");
                 if (d < 0) c.fail("pads crop axis " + std::to_string(i) + " of " + in.to_string() + " below zero");
                 out[i] = d;
             } else if (b.is_static() && e.is_static() && b.get_length() >= 0 && e.get_length() >= 0) {
-                out[i] = in[i] + Dimension(b.get_length() + e.get_length());
+                out[i] = in[i] + Dimension(b.get_length()) + Dimension(e.get_length());
             }
         }
     }
@@ -501,6 +503,16 @@ int64_t block_size(const Node& n) {
     return b;
 }
 
+// block_size^k: the block's volume over k spatial axes.
+int64_t block_volume(const Node& n, size_t k) {
+    const int64_t b = block_size(n);
+    int64_t volume = 1;
+    for (size_t i = 0; i < k; ++i)
+        if (__builtin_mul_overflow(volume, b, &volume))
+            fail(n, "block_size " + std::to_string(b) + " to the power " + std::to_string(k) + " overflows int64");
+    return volume;
+}
+
 bool blocks_first(const Node& n) {
     const auto mode = n.attr<std::string>("mode");
     if (mode != "blocks_first" && mode != "depth_first") fail(n, "unknown mode '" + mode + "'", "use blocks_first or depth_first");
@@ -510,8 +522,7 @@ bool blocks_first(const Node& n) {
 SpaceDepthView depth_to_space_view(const Node& n, const Shape& s) {
     const int64_t b = block_size(n);
     const size_t k = s.size() - 2;
-    int64_t bk = 1;
-    for (size_t i = 0; i < k; ++i) bk *= b;
+    const int64_t bk = block_volume(n, k);
     if (s[1] % bk != 0) fail(n, "channels " + std::to_string(s[1]) + " are not divisible by block_size^" + std::to_string(k));
     const int64_t c = s[1] / bk;
     SpaceDepthView v;
@@ -539,12 +550,11 @@ SpaceDepthView space_to_depth_view(const Node& n, const Shape& s) {
     const size_t k = s.size() - 2;
     SpaceDepthView v;
     v.view = {s[0], s[1]};
-    int64_t bk = 1;
+    const int64_t bk = block_volume(n, k);
     for (size_t i = 0; i < k; ++i) {
         if (s[2 + i] % b != 0) fail(n, "spatial dim " + std::to_string(s[2 + i]) + " is not divisible by block_size " + std::to_string(b));
         v.view.push_back(s[2 + i] / b);
         v.view.push_back(b);
-        bk *= b;
     }
     const bool bf = blocks_first(n);
     v.order = {0};
@@ -568,8 +578,7 @@ void infer_space_depth(InferContext& c) {
     }
     if (in.rank() < 3) c.fail("the input must have rank 3 or more, it is " + in.to_string());
     const size_t k = in.rank() - 2;
-    int64_t bk = 1;
-    for (size_t i = 0; i < k; ++i) bk *= b;
+    const int64_t bk = block_volume(c.node, k);
     PartialShape out = in;
     auto divide = [&](const Dimension& d, int64_t by, const char* what) -> Dimension {
         if (d.is_static()) {

@@ -63,9 +63,18 @@ const OutputData& result_data(const Body& body, size_t result) {
 
 // ---------------------------------------------------------------- If
 
+// A condition or trip count is one value: a scalar or a tensor of one element.
+void check_single_value(const InferContext& c, size_t input, const char* what) {
+    if (!c.has_input(input)) return;
+    const PartialShape& s = c.in_shape(input);
+    if (s.is_static() && shape_size(s.to_shape()) != 1)
+        c.fail(std::string(what) + " must hold one value, its shape is [" + s.to_string() + "]");
+}
+
 void infer_if(InferContext& c) {
     auto& bodies = c.node.bodies();
     if (bodies.size() != 2) c.fail("If needs a then_body and an else_body");
+    check_single_value(c, 0, "the condition");
     const Tensor* cond = c.in_value(0);
     std::vector<std::vector<const OutputData*>> produced(2, std::vector<const OutputData*>(c.node.output_count()));
     for (size_t b = 0; b < 2; ++b) {
@@ -81,7 +90,7 @@ void infer_if(InferContext& c) {
         const OutputData* else_out = produced[1][j];
         if (!then_out || !else_out) c.fail("output " + std::to_string(j) + " is not given by both bodies");
         if (cond) {
-            const OutputData* taken = cond->to_i64().at(0) != 0 ? then_out : else_out;
+            const OutputData* taken = cond->single_i64("the condition") != 0 ? then_out : else_out;
             c.set_output(j, taken->type, taken->shape);
             continue;
         }
@@ -95,7 +104,7 @@ void infer_if(InferContext& c) {
 }
 
 std::vector<Tensor> evaluate_if(const Node& n, const std::vector<Tensor>& inputs) {
-    const Body& body = n.bodies().at(inputs.at(0).to_i64().at(0) != 0 ? 0 : 1);
+    const Body& body = n.bodies().at(inputs.at(0).single_i64("the condition") != 0 ? 0 : 1);
     std::vector<Tensor> args(body.graph->parameters().size());
     for (const BodyInput& in : body.inputs) args[in.parameter] = inputs.at(in.external);
     std::vector<Tensor> results = evaluate(*body.graph, args);
@@ -187,13 +196,14 @@ int64_t known_iterations(const InferContext& c, const Body& body, bool is_loop) 
     if (is_loop) {
         const Tensor* trip = c.in_value(0);
         const Tensor* cond = c.in_value(1);
-        if (!trip || !cond || cond->to_i64().at(0) == 0) return cond && cond->to_i64().at(0) == 0 ? 0 : -1;
+        if (cond && cond->single_i64("the condition") == 0) return 0;
+        if (!trip || !cond) return -1;
         for (const BodyOutput& out : body.outputs) {
             if (out.kind != BodyOutput::Kind::Condition) continue;
             const Tensor* v = body.graph->results()[out.result].in(0).value();
-            if (!v || v->to_i64().at(0) == 0) return -1;
+            if (!v || v->single_i64("the body's condition") == 0) return -1;
         }
-        count = trip->to_i64().at(0);
+        count = trip->single_i64("the trip count");
         if (count < 0) return -1;
     }
     for (const BodyInput& in : body.inputs) {
@@ -211,6 +221,10 @@ int64_t known_iterations(const InferContext& c, const Body& body, bool is_loop) 
 void infer_iterations(InferContext& c, bool is_loop) {
     auto& bodies = c.node.bodies();
     if (bodies.size() != 1) c.fail(c.node.type() + " needs exactly one body");
+    if (is_loop) {
+        check_single_value(c, 0, "the trip count");
+        check_single_value(c, 1, "the condition");
+    }
     Body& body = bodies[0];
     check_body(c, body);
     const auto& params = body.graph->parameters();
@@ -278,8 +292,8 @@ std::vector<Tensor> evaluate_iterations(const Node& n, const std::vector<Tensor>
     int64_t trip = -1;
     bool cond = true;
     if (is_loop) {
-        trip = inputs.at(0).to_i64().at(0);
-        cond = inputs.at(1).to_i64().at(0) != 0;
+        trip = inputs.at(0).single_i64("the trip count");
+        cond = inputs.at(1).single_i64("the condition") != 0;
     }
     std::vector<Tensor> args(g.parameters().size());
     std::vector<SliceWalk> walks(body.inputs.size());
@@ -314,7 +328,7 @@ std::vector<Tensor> evaluate_iterations(const Node& n, const std::vector<Tensor>
             if (in.kind == BodyInput::Kind::Merged) args[in.parameter] = results[in.result];
         for (size_t k = 0; k < body.outputs.size(); ++k) {
             const BodyOutput& out = body.outputs[k];
-            if (out.kind == BodyOutput::Kind::Condition) cond = results[out.result].to_i64().at(0) != 0;
+            if (out.kind == BodyOutput::Kind::Condition) cond = results[out.result].single_i64("the body's condition") != 0;
             else if (out.kind == BodyOutput::Kind::Concat) concat[k].push_back(results[out.result]);
             else last[k] = results[out.result];
         }

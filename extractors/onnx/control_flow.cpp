@@ -151,7 +151,7 @@ bool unroll_with_sequences(ExtractContext& c, const Body& body) {
     constexpr int64_t kMaxIterations = 64;
     const Tensor* trip = c.input_value(0);
     if (!trip || trip->size() != 1) return false;
-    const int64_t iterations = trip->to_i64().at(0);
+    const int64_t iterations = trip->to_i64()[0];
     if (iterations < 1 || iterations > kMaxIterations || !known_true(c.input_value(1))) return false;
     const Graph& g = *body.graph;
     if (!known_true(invariant_value(c, body, g.results()[0].in(0).src()))) return false;
@@ -247,6 +247,10 @@ void scan(ExtractContext& c) {
         c.fail("num_scan_inputs " + std::to_string(n_scan_in) + " does not fit the " + std::to_string(n_onnx_inputs) + " inputs",
                "fix the model");
     const size_t n_state = n_onnx_inputs - static_cast<size_t>(n_scan_in);
+    if (c.output_count() < n_state)
+        c.fail("the Scan has " + std::to_string(c.output_count()) + " outputs, fewer than its " + std::to_string(n_state) +
+                   " state variables",
+               "fix the model");
     const size_t n_scan_out = c.output_count() - n_state;
     if (own_inputs(body) != n_onnx_inputs || g.results().size() != c.output_count())
         c.fail("the body's inputs or outputs do not match the Scan's", "fix the model");

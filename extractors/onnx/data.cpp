@@ -70,8 +70,8 @@ void dropout(ExtractContext& c) {
     if (c.has_input(2)) {  // training_mode (opset 12)
         const Tensor* training = c.input_value(2);
         const Tensor* ratio = c.input_value(1);
-        const bool drops_nothing = ratio && ratio->to_f64().at(0) == 0.0;
-        if ((!training || training->to_i64().at(0) != 0) && !drops_nothing)
+        const bool drops_nothing = ratio && ratio->single_f64("ratio") == 0.0;
+        if ((!training || training->single_i64("training_mode") != 0) && !drops_nothing)
             c.unsupported("Dropout in training mode (unless its ratio is a constant 0)");
     }
     OutPort x = c.input(0);

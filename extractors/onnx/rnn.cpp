@@ -32,8 +32,9 @@ const RnnKind kRnn{"RNNSequence", 1, {0}, 5, SIZE_MAX, 1, false};
 // Gate chunks along axis 1 of [D, G*H, ...] reordered physically.
 Tensor reorder_gates(ExtractContext& c, const Tensor& t, int64_t gates, const std::vector<int64_t>& order) {
     const Shape& s = t.shape();
-    if (s.size() < 2 || s[1] % gates != 0)
-        c.fail("weights of shape [" + std::to_string(s.size()) + "-D] do not hold " + std::to_string(gates) + " gates",
+    if (s.size() < 2 || s[0] < 1 || s[1] % gates != 0)
+        c.fail("weights of shape [" + PartialShape(s).to_string() + "] do not hold " + std::to_string(gates) +
+                   " gates for at least one direction",
                "fix the model");
     size_t chunk = t.byte_size() / static_cast<size_t>(s[0] * gates);
     Tensor out = Tensor::allocate(t.type(), s);

@@ -41,9 +41,10 @@ std::vector<OutPort> elements_of(ExtractContext& c) {
 int64_t position(ExtractContext& c, size_t input, int64_t size, int64_t past_end) {
     const Tensor* v = c.input_value(input);
     if (!v) c.unsupported("a sequence position given at run time");
-    int64_t p = v->to_i64().at(0);
+    const int64_t given = v->single_i64("the position");
+    int64_t p = given;
     if (p < 0) p += size;
-    if (p < 0 || p >= size + past_end) c.fail("position " + std::to_string(v->to_i64().at(0)) + " is outside the sequence of " + std::to_string(size));
+    if (p < 0 || p >= size + past_end) c.fail("position " + std::to_string(given) + " is outside the sequence of " + std::to_string(size));
     return p;
 }
 
@@ -113,6 +114,7 @@ void split_to_sequence(ExtractContext& c) {
     } else {
         const auto split = c.input_ints(1);
         if (c.input_value(1)->shape().empty()) {
+            if (split.at(0) < 1) c.fail("split must be positive, it is " + std::to_string(split.at(0)), "fix the model");
             for (int64_t left = length; left > 0; left -= split.at(0)) lengths.push_back(std::min(left, split.at(0)));
         } else {
             lengths = split;

@@ -304,9 +304,7 @@ private:
         const size_t n_in = l.inputs.size(), n_out = l.outputs.size();
         if (n_in < op.min_inputs || n_in > op.max_inputs)
             fail(l, "the layer declares " + std::to_string(n_in) + " input ports, " + op.type + " takes " +
-                        (op.min_inputs == op.max_inputs ? std::to_string(op.min_inputs)
-                                                        : std::to_string(op.min_inputs) + " to " +
-                                                              (op.max_inputs == SIZE_MAX ? "any" : std::to_string(op.max_inputs))));
+                        op.input_count_text());
         if (op.num_outputs == SIZE_MAX) l.node.set_output_count(n_out);  // Split, VariadicSplit
         else if (n_out != op.num_outputs)
             fail(l, "the layer declares " + std::to_string(n_out) + " output ports, " + op.type + " has " +

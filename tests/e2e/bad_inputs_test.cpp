@@ -261,6 +261,40 @@ std::vector<BadInput> bad_inputs() {
          },
          1,
          {"tensor data has 16 bytes but its shape needs"}},
+        {"an output index the op does not have",
+         [](const fs::path& d) {
+             test::OnnxModelBuilder m(13);
+             m.input("x", {4});
+             m.node("Shape", {"x"}, {"s", "extra"});
+             m.node("Neg", {"extra"}, {"y"}, {}, "reader");
+             m.output("y");
+             return "--input_model " + m.save((d / "m.onnx").string());
+         },
+         1,
+         {"Shape has no output 1, but node 'reader' reads it"}},
+        {"an empty constant where one value is needed",
+         [](const fs::path& d) {
+             test::OnnxModelBuilder m(13);
+             m.input("x", {4});
+             m.initializer("ratio", {}, {0});
+             m.initializer(test::int_tensor<uint8_t>("training", onnx::TensorProto::BOOL, {1}, {}));
+             m.node("Dropout", {"x", "ratio", "training"}, {"y"});
+             m.output("y");
+             return "--input_model " + m.save((d / "m.onnx").string());
+         },
+         1,
+         {"ratio must hold one value, not 0"}},
+        {"sizes whose arithmetic overflows int64",
+         [](const fs::path& d) {
+             test::OnnxModelBuilder m(13);
+             m.input("x", {3});
+             m.initializer_i64("repeats", {int64_t{1} << 62}, {1});
+             m.node("Tile", {"x", "repeats"}, {"y"});
+             m.output("y");
+             return "--input_model " + m.save((d / "m.onnx").string());
+         },
+         1,
+         {"node 'Tile_0' (Tile)", "dimension arithmetic overflows int64: 3 * 4611686018427387904"}},
         {"an unwritable output directory",
          [](const fs::path& d) {
              write_bytes(d / "a_file", "x");

@@ -107,7 +107,7 @@ std::optional<double> pad_value(const Node& pad) {
     if (pad.input_count() < 4 || !pad.in(3).connected()) return 0.0;
     const Tensor* v = pad.in(3).value();
     if (!v || v->size() != 1) return std::nullopt;
-    return v->to_f64().at(0);
+    return v->to_f64()[0];
 }
 
 // Whether padding with `value` means what `consumer`'s own padding means (see the header).

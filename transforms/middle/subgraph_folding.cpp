@@ -26,7 +26,7 @@ int64_t fixed_iterations(const Node& loop) {
     for (const BodyOutput& out : body.outputs)
         if (out.kind == BodyOutput::Kind::Condition && !known_true(body.graph->results()[out.result].in(0).value()))
             return -1;
-    return trip->to_i64().at(0);
+    return trip->single_i64("the trip count");
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ bool FoldConstantIf::matches(Node n) const {
 }
 
 bool FoldConstantIf::apply(Node n, const TransformContext&) {
-    const bool taken_then = n.in(0).value()->to_i64().at(0) != 0;
+    const bool taken_then = n.in(0).value()->to_i64()[0] != 0;
     const Body& body = n.bodies()[taken_then ? 0 : 1];
     std::map<uint64_t, OutPort> bound;
     for (const BodyInput& in : body.inputs) bound.emplace(body.graph->parameters()[in.parameter].id(), n.in(in.external).src());

@@ -1,0 +1,276 @@
+// Values that contradict the rest of a model: an empty constant where one value is needed, sizes
+// and counts whose arithmetic leaves int64, outputs that the op does not have. Each converts to
+// what the source model computes or is a clear mo::Error; before these fixes they were internal
+// errors, SIGFPE, SIGSEGV, hangs, or an IR with a negative or wrapped dimension. Found by reading
+// the extractors against such values and by scripts/mutate_models.py's field surgery.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <tuple>
+
+#include "core/evaluator.hpp"
+#include "emit/ir_test_util.hpp"
+#include "extractors/onnx_test_support.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "support/op_test_util.hpp"
+#include "tools/convert.hpp"
+
+namespace mo {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+// Converts `m` into a scratch directory: the IR read back.
+std::unique_ptr<Graph> convert_model(const test::OnnxModelBuilder& m, const std::string& name) {
+    test::ScratchDir out{name};
+    ConversionOptions o;
+    o.input_model = m.save(name + ".onnx");
+    o.output_dir = out.path().string();
+    return read_ir(convert(o).xml_path, test::builtin_ops());
+}
+
+void expect_refused(const test::OnnxModelBuilder& m, const std::string& name, std::initializer_list<const char*> fragments) {
+    test::expect_error([&] { convert_model(m, name); }, fragments);
+}
+
+onnx::TensorProto empty_tensor(const std::string& name, int32_t type) {
+    return test::int_tensor<int64_t>(name, type, {}, {0});
+}
+
+// A body graph: `inputs` and `outputs` (name, onnx type, shaped?) around one node.
+onnx::GraphProto body(const std::vector<std::pair<std::string, int32_t>>& inputs,
+                      const std::vector<std::pair<std::string, int32_t>>& outputs,
+                      const std::string& op, const std::vector<std::string>& node_inputs,
+                      const std::vector<std::string>& node_outputs) {
+    onnx::GraphProto g;
+    g.set_name("body_" + op);
+    auto declare = [](onnx::ValueInfoProto* v, const std::string& name, int32_t type) {
+        v->set_name(name);
+        v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    };
+    for (const auto& [name, type] : inputs) declare(g.add_input(), name, type);
+    for (const auto& [name, type] : outputs) declare(g.add_output(), name, type);
+    onnx::NodeProto* n = g.add_node();
+    n->set_op_type(op);
+    for (const auto& i : node_inputs) n->add_input(i);
+    for (const auto& o : node_outputs) n->add_output(o);
+    return g;
+}
+
+void set_graph(onnx::NodeProto& node, const std::string& name, onnx::GraphProto g) {
+    onnx::AttributeProto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = std::move(g);
+}
+
+// ---- one value expected, none given --------------------------------------------------------
+
+TEST(HostileValues, DropoutWithAnEmptyRatioOrTrainingMode) {
+    test::OnnxModelBuilder ratio(13);
+    ratio.input("x", {2});
+    ratio.initializer("ratio", {}, {0});
+    ratio.initializer(test::int_tensor<uint8_t>("training", onnx::TensorProto::BOOL, {1}, {}));
+    ratio.node("Dropout", {"x", "ratio", "training"}, {"y"});
+    ratio.output("y");
+    expect_refused(ratio, "dropout_ratio", {"ratio must hold one value, not 0"});
+
+    test::OnnxModelBuilder training(13);
+    training.input("x", {2});
+    training.initializer("ratio", {0.5f}, {});
+    training.initializer(empty_tensor("training", onnx::TensorProto::BOOL));
+    training.node("Dropout", {"x", "ratio", "training"}, {"y"});
+    training.output("y");
+    expect_refused(training, "dropout_training", {"training_mode must hold one value, not 0"});
+}
+
+TEST(HostileValues, SequenceAtAnEmptyPosition) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.initializer(empty_tensor("position", onnx::TensorProto::INT64));
+    m.node("SequenceConstruct", {"x"}, {"seq"});
+    m.node("SequenceAt", {"seq", "position"}, {"y"});
+    m.output("y");
+    expect_refused(m, "sequence_at_empty", {"position must hold one value, not 0"});
+}
+
+TEST(HostileValues, IfWithAnEmptyCondition) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.initializer(empty_tensor("cond", onnx::TensorProto::BOOL));
+    onnx::NodeProto& n = m.node("If", {"cond"}, {"y"});
+    set_graph(n, "then_branch", body({}, {{"a", onnx::TensorProto::FLOAT}}, "Identity", {"x"}, {"a"}));
+    set_graph(n, "else_branch", body({}, {{"b", onnx::TensorProto::FLOAT}}, "Neg", {"x"}, {"b"}));
+    m.output("y");
+    expect_refused(m, "if_empty_condition", {"the condition must hold one value"});
+}
+
+TEST(HostileValues, LoopWithAnEmptyTripCount) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1});
+    m.initializer(empty_tensor("trip", onnx::TensorProto::INT64));
+    m.initializer(test::int_tensor<uint8_t>("cond", onnx::TensorProto::BOOL, {1}, {}));
+    onnx::NodeProto& n = m.node("Loop", {"trip", "cond", "x"}, {"y"});
+    // (i, cond, v) -> (cond, v): the Identity passes the condition, v comes back unchanged.
+    onnx::GraphProto g = body({{"i", onnx::TensorProto::INT64}, {"c", onnx::TensorProto::BOOL}, {"v", onnx::TensorProto::FLOAT}},
+                              {{"c_out", onnx::TensorProto::BOOL}, {"v", onnx::TensorProto::FLOAT}}, "Identity", {"c"},
+                              {"c_out"});
+    set_graph(n, "body", g);
+    m.output("y");
+    expect_refused(m, "loop_empty_trip", {"the trip count must hold one value, its shape is [0]"});
+}
+
+// ---- counts and sizes ----------------------------------------------------------------------
+
+// num_scan_inputs = 1 of 2 inputs leaves one state variable, which needs an output.
+TEST(HostileValues, ScanWithFewerOutputsThanStateVariables) {
+    test::OnnxModelBuilder m(11);
+    m.input("s", {1});
+    m.input("xs", {3, 1});
+    onnx::NodeProto& n = m.node("Scan", {"s", "xs"}, {}, {{"num_scan_inputs", 1}});
+    set_graph(n, "body", body({{"si", onnx::TensorProto::FLOAT}, {"xi", onnx::TensorProto::FLOAT}},
+                              {{"so", onnx::TensorProto::FLOAT}}, "Add", {"si", "xi"}, {"so"}));
+    m.node("Identity", {"s"}, {"y"});
+    m.output("y");
+    expect_refused(m, "scan_no_outputs", {"0 outputs, fewer than its 1 state variables"});
+}
+
+// W of shape [0, 4*H, I]: no direction at all (the gate size divided by it: SIGFPE).
+TEST(HostileValues, LstmWeightsWithoutADirection) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 1, 3});
+    m.initializer("w", {}, {0, 8, 3});
+    m.initializer("r", {}, {0, 8, 2});
+    m.node("LSTM", {"x", "w", "r"}, {"y"}, {{"hidden_size", 2}});
+    m.output("y");
+    expect_refused(m, "lstm_no_direction", {"do not hold 4 gates"});
+}
+
+TEST(HostileValues, SplitToSequenceInPartsOfZero) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {4});
+    m.initializer_i64("split", {0}, {});
+    m.initializer_i64("first", {0}, {});
+    m.node("SplitToSequence", {"x", "split"}, {"seq"});
+    m.node("SequenceAt", {"seq", "first"}, {"y"});
+    m.output("y");
+    expect_refused(m, "split_to_sequence_zero", {"split must be positive, it is 0"});
+}
+
+// block_size^2 wraps to 0 in 64 bits; the channels were divided by it (SIGFPE).
+TEST(HostileValues, DepthToSpaceBlockWhoseSquareOverflows) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 4, 2, 2});
+    m.node("DepthToSpace", {"x"}, {"y"}, {{"blocksize", int64_t{1} << 32}});
+    m.output("y");
+    expect_refused(m, "depth_to_space_overflow", {"block_size 4294967296 to the power 2 overflows int64"});
+}
+
+TEST(HostileValues, TileWhoseOutputDimOverflows) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {3});
+    m.initializer_i64("repeats", {int64_t{1} << 62}, {1});
+    m.node("Tile", {"x", "repeats"}, {"y"});
+    m.output("y");
+    expect_refused(m, "tile_overflow", {"dimension arithmetic overflows int64: 3 * 4611686018427387904"});
+}
+
+TEST(HostileValues, SplitLengthsWhoseSumOverflows) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {5});
+    const int64_t quarter = int64_t{1} << 62;  // four of them wrap to 0, and 5 is left
+    m.initializer_i64("split", {quarter, quarter, quarter, quarter, 5}, {5});
+    m.node("Split", {"x", "split"}, {"a", "b", "c", "d", "e"});
+    m.output("e");
+    expect_refused(m, "split_overflow", {"split_lengths add up to more than int64 holds"});
+}
+
+TEST(HostileValues, ConvolutionWhoseDilatedKernelOverflows) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 1, 5, 5});
+    m.initializer("w", test::iota(9), {1, 1, 3, 3});
+    m.node("Conv", {"x", "w"}, {"y"}, {{"dilations", {kMax, kMax}}});
+    m.output("y");
+    expect_refused(m, "conv_dilation_overflow", {"the dilated kernel overflows int64"});
+}
+
+// A Pad of INT64_MAX on both sides of a dim of 2 wrapped to a dim of 2.
+TEST(HostileValues, PadsWhoseSumOverflows) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.initializer_i64("pads", {kMax, kMax}, {2});
+    m.node("Pad", {"x", "pads"}, {"y"});
+    m.output("y");
+    expect_refused(m, "pad_overflow", {"the padded axis overflows int64"});
+}
+
+// 1e30 elements: the double count was cast to int64 (undefined), giving an output of [0].
+TEST(HostileValues, RangeOfMoreElementsThanInt64Counts) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1});
+    m.initializer("start", {0.f}, {});
+    m.initializer("limit", {1e30f}, {});
+    m.initializer("delta", {1.f}, {});
+    m.node("Range", {"start", "limit", "delta"}, {"r"});
+    m.node("Add", {"x", "r"}, {"y"});
+    m.output("y");
+    expect_refused(m, "range_huge", {"the range has more elements than int64 counts"});
+}
+
+// Steps beyond any dim take one element: x[0:5:2^63-2] and x[4::-2^63] are [x[0]] and [x[4]].
+TEST(HostileValues, SliceWithAHugeStepTakesOneElement) {
+    for (const auto& [start, end, step, want] : {std::tuple{int64_t{0}, int64_t{5}, kMax - 1, 1.0f},
+                                                 std::tuple{int64_t{4}, kMin, kMin, 5.0f}}) {
+        test::OnnxModelBuilder m(13);
+        m.input("x", {1});
+        m.initializer("data", {1, 2, 3, 4, 5}, {5});
+        m.initializer_i64("starts", {start}, {1});
+        m.initializer_i64("ends", {end}, {1});
+        m.initializer_i64("axes", {0}, {1});
+        m.initializer_i64("steps", {step}, {1});
+        m.node("Slice", {"data", "starts", "ends", "axes", "steps"}, {"part"});
+        m.node("Add", {"x", "part"}, {"y"});
+        m.output("y");
+        auto ir = convert_model(m, "slice_huge_step");
+        const auto y = evaluate(*ir, {Tensor::from_vector<float>({0.f}, {1})});
+        ASSERT_EQ(y.at(0).shape(), Shape{1}) << "step " << step;
+        EXPECT_EQ(y.at(0).convert(ElementType::f32).data<float>()[0], want) << "step " << step;
+    }
+}
+
+TEST(HostileValues, StftWithANegativeFrameLength) {
+    test::OnnxModelBuilder m(17);
+    m.input("signal", {1, 16, 1});
+    m.input("step", {}, onnx::TensorProto::INT64);
+    m.initializer_i64("length", {-8}, {});
+    m.node("STFT", {"signal", "step", "", "length"}, {"y"});
+    m.output("y");
+    expect_refused(m, "stft_negative_length", {"negative dimension -8"});  // of the window it implies
+}
+
+// ---- outputs the op does not have ------------------------------------------------------------
+
+// Found by field surgery on tests/e2e/data models (a Shape, a SkipLayerNormalization): a
+// consumer renamed onto an output the op does not have.
+TEST(HostileValues, AConsumerOfAnOutputTheOpDoesNotHave) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.node("Shape", {"x"}, {"s", "extra"});
+    m.node("Neg", {"extra"}, {"y"}, {}, "reader");
+    m.output("y");
+    expect_refused(m, "shape_second_output", {"Shape has no output 1, but node 'reader' reads it"});
+}
+
+TEST(HostileValues, ConcatOfNothing) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.node("Concat", {}, {"nothing"}, {{"axis", 0}});
+    m.node("Add", {"x", "nothing"}, {"y"});
+    m.output("y");
+    expect_refused(m, "concat_of_nothing", {"has 0 inputs, Concat takes 1 or more"});
+}
+
+}  // namespace
+}  // namespace mo

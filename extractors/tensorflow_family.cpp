@@ -14,10 +14,11 @@ void depth_space(ExtractContext& c, const char* type, bool nhwc) {
 
 namespace {
 
-// A TensorFlow bit mask (begin_mask, shrink_axis_mask, ...) as OpenVINO's per-axis 0 / 1 list.
+// A TensorFlow bit mask (begin_mask, shrink_axis_mask, ...) as OpenVINO's per-axis 0 / 1 list;
+// axes past the mask's 64 bits are 0.
 std::vector<int64_t> bit_mask(int64_t mask, size_t axes) {
     std::vector<int64_t> v(axes);
-    for (size_t i = 0; i < axes; ++i) v[i] = (mask >> i) & 1;
+    for (size_t i = 0; i < axes && i < 64; ++i) v[i] = static_cast<int64_t>((static_cast<uint64_t>(mask) >> i) & 1);
     return v;
 }
 
@@ -54,6 +55,21 @@ void strided_slice(ExtractContext& c, const OutPort& end) {
 }
 
 void unpack(ExtractContext& c, int64_t axis, int64_t num) {
+    if (num < 1) c.fail("num is " + std::to_string(num) + "; it must be positive", "the model is corrupt; re-export it");
+    if (c.output_count() > static_cast<uint64_t>(num))
+        c.fail("the node has " + std::to_string(c.output_count()) + " outputs but num is " + std::to_string(num),
+               "the model is corrupt; re-export it");
+    const PartialShape& x = c.input(0).shape();
+    if (x.rank_is_static()) {
+        const auto rank = static_cast<int64_t>(x.rank());
+        if (axis < -rank || axis >= rank)
+            c.fail("axis " + std::to_string(axis) + " is outside the input's rank " + std::to_string(rank));
+        const Dimension& d = x[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
+        if (d.is_static() && d.get_length() != num)
+            c.fail("num is " + std::to_string(num) + " but the input has " + std::to_string(d.get_length()) +
+                       " entries along axis " + std::to_string(axis),
+                   "the model is corrupt; re-export it");
+    }
     Node s = c.add("Split", "split", {c.input(0), c.i64("split/axis", axis)}, {{"num_splits", num}});
     s.set_output_count(static_cast<size_t>(num));
     for (size_t j = 0; j < c.output_count(); ++j)
@@ -62,6 +78,7 @@ void unpack(ExtractContext& c, int64_t axis, int64_t num) {
 }
 
 void pack(ExtractContext& c, int64_t axis) {
+    if (c.input_count() == 0) c.fail("nothing to pack: the node has no inputs", "the model is corrupt; re-export it");
     std::vector<OutPort> parts;
     for (size_t i = 0; i < c.input_count(); ++i)
         parts.push_back(c.op("Unsqueeze", "unsqueeze" + std::to_string(i), {c.input(i), c.i64s("axis" + std::to_string(i), {axis})}));

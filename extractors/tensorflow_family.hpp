@@ -31,10 +31,11 @@ void slice_begin_size(ExtractContext& c);
 // TensorFlow bit masks (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask).
 void strided_slice(ExtractContext& c, const OutPort& end);
 
-// Input 0 split into `num` along `axis`, each part squeezed there (Unpack / UNPACK).
+// Input 0 split into `num` along `axis`, each part squeezed there (Unpack / UNPACK). Fails unless
+// num is positive, at least the node's outputs, and the input's size along `axis` when known.
 void unpack(ExtractContext& c, int64_t axis, int64_t num);
 
-// Every input unsqueezed at `axis`, then concatenated there.
+// Every input unsqueezed at `axis`, then concatenated there; fails for a node without inputs.
 void pack(ExtractContext& c, int64_t axis);
 
 // Squeeze of input 0 at `axes` (all size-1 axes when empty).

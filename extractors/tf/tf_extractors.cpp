@@ -1,5 +1,7 @@
 #include "extractors/tf/tf_extractors.hpp"
 
+#include "loaders/tf/tf_tensor.hpp"
+
 namespace mo {
 
 void register_tf_extractors(ExtractorRegistry& r) {
@@ -14,6 +16,14 @@ bool tf_nhwc(ExtractContext& c) {
     const std::string f = c.s("data_format", "NHWC");
     if (f != "NHWC" && f != "NCHW") c.unsupported("data_format " + f);
     return f == "NHWC";
+}
+
+ElementType tf_index_type(ExtractContext& c, std::string_view attr, int64_t def) {
+    const int64_t type = c.i(attr, def);
+    if (type != mo_tf::DT_INT32 && type != mo_tf::DT_INT64)
+        c.fail(std::string(attr) + " is " + tf_type_name(type) + "; it must be DT_INT32 or DT_INT64",
+               "the model is corrupt; re-export it");
+    return type == mo_tf::DT_INT32 ? ElementType::i32 : ElementType::i64;
 }
 
 std::optional<OutPort> tf_activation(ExtractContext& c, const std::string& op, const OutPort& x,

@@ -21,6 +21,10 @@ void register_tf_detection(ExtractorRegistry& r);     // NonMaxSuppressionV3 / V
 std::optional<OutPort> tf_activation(ExtractContext& c, const std::string& op, const OutPort& x,
                                      const std::string& suffix, double leaky_alpha = 0.2);
 
+// The index type attribute `attr` (out_type, output_type; `def` when absent): DT_INT32 or
+// DT_INT64, anything else fails.
+ElementType tf_index_type(ExtractContext& c, std::string_view attr, int64_t def);
+
 // Whether the node's data_format attribute is NHWC (the default) rather than NCHW.
 bool tf_nhwc(ExtractContext& c);
 

@@ -14,6 +14,10 @@ void identity_n(ExtractContext& c) {
 
 // ConcatV2(values..., axis)
 void concat_v2(ExtractContext& c) {
+    if (c.input_count() < 2)
+        c.fail("ConcatV2 needs at least one value and the axis; the node has " + std::to_string(c.input_count()) +
+                   " input(s)",
+               "the model is corrupt; re-export it");
     std::vector<OutPort> inputs;
     for (size_t i = 0; i + 1 < c.input_count(); ++i) inputs.push_back(c.input(i));
     const auto axis = c.input_ints(c.input_count() - 1);
@@ -27,7 +31,7 @@ void reduction(ExtractContext& c, const char* type) {
 
 // Cast to DstT (a DataType value), with the loader's type mapping.
 void cast(ExtractContext& c) {
-    c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", tf_element_type(static_cast<int>(c.i("DstT")), c.where())}}));
+    c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", tf_element_type(c.i("DstT"), c.where())}}));
 }
 
 void resize(ExtractContext& c, bool bilinear) {
@@ -63,7 +67,7 @@ void register_tf_shape(ExtractorRegistry& r) {
     r.add({"tf", "", "Softmax", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Softmax", "", {c.input(0)}, {{"axis", int64_t{-1}}})); }});
     r.add({"tf", "", "Shape", 1, INT64_MAX, [](ExtractContext& c) {
-               const ElementType t = c.i("out_type", 3) == 9 ? ElementType::i64 : ElementType::i32;
+               const ElementType t = tf_index_type(c, "out_type", mo_tf::DT_INT32);
                c.set_output(0, c.op("ShapeOf", "", {c.input(0)}, {{"output_type", t}}));
            }});
     r.add({"tf", "", "Cast", 1, INT64_MAX, cast});

@@ -2,19 +2,35 @@
 // DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
+#include "loaders/tf/tf_loader.hpp"
+#include "loaders/tf/tf_tensor.hpp"
 
 namespace mo {
 
 namespace {
 
-void outputs_of(ExtractContext& c, Node n) {
-    n.set_output_count(c.output_count());
+// The parts `n` a Split, SplitV or Unpack makes (its attribute `attr`), checked: positive, at most
+// kMaxTfOutputs, and at least the node's outputs (the loader made as many as the graph reads).
+int64_t parts(ExtractContext& c, const char* attr, int64_t n) {
+    if (n < 1 || n > kMaxTfOutputs)
+        c.fail(std::string(attr) + " is " + std::to_string(n) + "; it must be between 1 and " +
+                   std::to_string(kMaxTfOutputs),
+               "the model is corrupt; re-export it");
+    if (c.output_count() > static_cast<uint64_t>(n))
+        c.fail("the graph reads output " + std::to_string(c.output_count() - 1) + " but " + attr + " is " +
+                   std::to_string(n),
+               "the model is corrupt; re-export it");
+    return n;
+}
+
+// A split `n` into `count` parts, the graph reading the first outputs or all of them.
+void outputs_of(ExtractContext& c, Node n, int64_t count) {
+    n.set_output_count(static_cast<size_t>(count));
     for (size_t j = 0; j < c.output_count(); ++j) c.set_output(j, n.out(j));
 }
 
-// output_type DT_INT32 (3) or DT_INT64.
 void arg_extreme(ExtractContext& c, const char* mode) {
-    tf_family::arg_extreme(c, mode, c.i("output_type", 9) == 3 ? ElementType::i32 : ElementType::i64);
+    tf_family::arg_extreme(c, mode, tf_index_type(c, "output_type", mo_tf::DT_INT64));
 }
 
 // FloorDiv: floor(a / b) for floats; integers divide with Python's rounding toward -inf.
@@ -42,13 +58,15 @@ void register_tf_slice_gather(ExtractorRegistry& r) {
     r.add({"tf", "", "StridedSlice", 1, INT64_MAX, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
     r.add({"tf", "", "Slice", 1, INT64_MAX, tf_family::slice_begin_size});
     r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
-               outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", c.i("num_split")}}));
+               const int64_t n = parts(c, "num_split", c.i("num_split"));
+               outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", n}}), n);
            }});
     r.add({"tf", "", "SplitV", 1, INT64_MAX, [](ExtractContext& c) {
-               outputs_of(c, c.add("VariadicSplit", "", {c.input(0), c.input(2), c.input(1)}));
+               const int64_t n = parts(c, "num_split", c.i("num_split", static_cast<int64_t>(c.output_count())));
+               outputs_of(c, c.add("VariadicSplit", "", {c.input(0), c.input(2), c.input(1)}), n);
            }});
     r.add({"tf", "", "Unpack", 1, INT64_MAX,
-           [](ExtractContext& c) { tf_family::unpack(c, c.i("axis", 0), c.i("num")); }});
+           [](ExtractContext& c) { tf_family::unpack(c, c.i("axis", 0), parts(c, "num", c.i("num"))); }});
     r.add({"tf", "", "GatherV2", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.input(2)}, {{"batch_dims", c.i("batch_dims", 0)}}));
            }});

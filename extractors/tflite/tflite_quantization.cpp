@@ -61,6 +61,10 @@ void dequantize_stored(ExtractContext& c) {
     const auto zp_ints = c.ints("zero_point");
     const int64_t axis = c.i("quantized_dimension", 0), rank = ExtractContext::rank_of(q);
     if (scale.size() > 1 && rank < 0) c.unsupported("per-channel quantization of " + tensor_of(c) + " of unknown rank");
+    if (scale.size() > 1 && (axis < 0 || axis >= rank))
+        c.fail("quantized_dimension " + std::to_string(axis) + " of " + tensor_of(c) + " is outside its rank " +
+                   std::to_string(rank),
+               "the model is corrupt; re-export it");
     std::vector<double> zero_point(zp_ints.begin(), zp_ints.end());
     std::optional<OutPort> zp;
     if (std::any_of(zero_point.begin(), zero_point.end(), [](double z) { return z != 0; }))

@@ -14,6 +14,7 @@ void reshape(ExtractContext& c) {
 }
 
 void concatenation(ExtractContext& c) {
+    if (c.input_count() == 0) c.fail("nothing to concatenate: the node has no inputs", "the model is corrupt; re-export it");
     std::vector<OutPort> inputs;
     for (size_t i = 0; i < c.input_count(); ++i) inputs.push_back(c.input(i));
     OutPort y = c.op("Concat", "concat", inputs, {{"axis", c.i("axis", 0)}});

@@ -27,9 +27,24 @@ void gather(ExtractContext& c) {
 }
 
 
-// ARG_MAX / ARG_MIN: output_type INT32 (2) or INT64.
+// ARG_MAX / ARG_MIN: output_type INT32 (2) or INT64 (4).
 void arg_extreme(ExtractContext& c, const char* mode) {
-    tf_family::arg_extreme(c, mode, c.i("output_type", 4) == 2 ? ElementType::i32 : ElementType::i64);
+    const int64_t type = c.i("output_type", 4);
+    if (type != 2 && type != 4)
+        c.fail("output_type is " + std::to_string(type) + "; it must be INT32 (2) or INT64 (4)",
+               "the model is corrupt; re-export it");
+    tf_family::arg_extreme(c, mode, type == 2 ? ElementType::i32 : ElementType::i64);
+}
+
+// UNPACK into `num` outputs, as many as the operator lists (0, flatbuffers' default, means unset).
+void unpack(ExtractContext& c) {
+    const auto outputs = static_cast<int64_t>(c.output_count());
+    int64_t num = c.i("num", 0);
+    if (num == 0) num = outputs;
+    if (num != outputs)
+        c.fail("num is " + std::to_string(num) + " but the operator has " + std::to_string(outputs) + " outputs",
+               "the model is corrupt; re-export it");
+    tf_family::unpack(c, c.i("axis", 0), num);
 }
 
 }  // namespace
@@ -41,9 +56,7 @@ void register_tflite_slice_gather(ExtractorRegistry& r) {
     r.add({"tflite", "", "SPLIT_V", 1, INT64_MAX, [](ExtractContext& c) { split(c, true); }});
     r.add({"tflite", "", "GATHER", 1, INT64_MAX, gather});
     r.add({"tflite", "", "PACK", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
-    r.add({"tflite", "", "UNPACK", 1, INT64_MAX, [](ExtractContext& c) {
-               tf_family::unpack(c, c.i("axis", 0), c.i("num", static_cast<int64_t>(c.output_count())));
-           }});
+    r.add({"tflite", "", "UNPACK", 1, INT64_MAX, unpack});
     r.add({"tflite", "", "TILE", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Tile", "", {c.input(0), c.input(1)})); }});
     r.add({"tflite", "", "BATCH_MATMUL", 1, INT64_MAX, [](ExtractContext& c) {

@@ -3,6 +3,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -75,29 +76,44 @@ TfModel parse_tfjs(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("model.json is not valid JSON: ") + e.what(), path, "re-export the TF.js model");
     }
-    if (!j.contains("modelTopology") || !j.contains("weightsManifest"))
+    using Kind = nlohmann::json::value_t;
+    if (!j.is_object() || !j.contains("modelTopology") || !j.contains("weightsManifest"))
         throw Error("model.json is not a TF.js graph model (no modelTopology / weightsManifest)", path,
                     "layers models are not supported; convert with tensorflowjs_converter --output_format=tfjs_graph_model");
+    const auto& topology = *tfjs_member(j, "", "modelTopology", Kind::object, path);
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = true;
-    auto status = google::protobuf::util::JsonStringToMessage(j["modelTopology"].dump(), m.graph.get(), options);
+    auto status = google::protobuf::util::JsonStringToMessage(topology.dump(), m.graph.get(), options);
     if (!status.ok())
         throw Error("model.json's modelTopology is not a GraphDef: " + std::string(status.message()), path,
                     "re-export the TF.js model");
     m.weights = read_tfjs_weights(j["weightsManifest"], fs::path(path).parent_path().string(), path);
-    const auto sig = j.value("userDefinedMetadata", nlohmann::json::object()).value("signature", nlohmann::json::object());
-    if (sig.contains("outputs"))
-        for (const auto& [name, _] : sig["outputs"].items()) m.outputs.push_back(name);
+    // The signature's outputs: userDefinedMetadata.signature.outputs, an object keyed by tensor name.
+    const char* at = "userDefinedMetadata";
+    const auto* metadata = tfjs_member(j, "", at, Kind::object, path, false);
+    const auto* signature = metadata ? tfjs_member(*metadata, at, "signature", Kind::object, path, false) : nullptr;
+    const auto* outputs = signature ? tfjs_member(*signature, std::string(at) + ".signature", "outputs", Kind::object,
+                                                  path, false)
+                                    : nullptr;
+    if (outputs)
+        for (const auto& [name, _] : outputs->items()) m.outputs.push_back(name);
     return m;
 }
 
-// "name:k" -> (name, k); "name" -> (name, 0).
-std::pair<std::string, size_t> split_input(const std::string& input) {
+// "name:k" -> (name, k); "name" -> (name, 0). `where` names the reader for an index at or
+// above kMaxTfOutputs.
+std::pair<std::string, size_t> split_input(const std::string& input, const std::string& where) {
     const auto colon = input.rfind(':');
     if (colon == std::string::npos) return {input, 0};
-    const std::string index = input.substr(colon + 1);
+    const std::string_view index = std::string_view(input).substr(colon + 1);
     if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) return {input, 0};
-    return {input.substr(0, colon), static_cast<size_t>(std::stoul(index))};
+    uint64_t k = 0;
+    const auto [end, ec] = std::from_chars(index.data(), index.data() + index.size(), k);
+    if (ec != std::errc() || end != index.data() + index.size() || k >= static_cast<uint64_t>(kMaxTfOutputs))
+        throw Error("input '" + input + "' reads output " + std::string(index) + "; mo accepts at most " +
+                        std::to_string(kMaxTfOutputs) + " outputs per node",
+                    where, "the model is corrupt; re-export it");
+    return {input.substr(0, colon), static_cast<size_t>(k)};
 }
 
 class TfGraphBuilder {
@@ -136,7 +152,7 @@ private:
         for (const auto& n : nodes)
             for (const auto& in : n.input()) {
                 if (in.empty() || in[0] == '^') continue;
-                auto [name, k] = split_input(in);
+                auto [name, k] = split_input(in, where(n));
                 if (!by_name_.count(name))
                     throw Error("input '" + in + "' names a node the graph does not have", where(n),
                                 "the graph is incomplete; freeze it again");
@@ -144,6 +160,12 @@ private:
                 count = std::max(count, k + 1);
                 consumed_.insert(name);
             }
+        size_t extra = 0;  // outputs beyond each node's first
+        for (const auto& [name, count] : output_counts_) extra += count - 1;
+        if (extra > static_cast<size_t>(kMaxTfExtraOutputs))
+            throw Error("the nodes' inputs read " + std::to_string(extra) + " outputs beyond each node's first; mo accepts at most " +
+                            std::to_string(kMaxTfExtraOutputs),
+                        path_, "the model is corrupt; re-export it");
     }
 
     // Kahn's algorithm over data and control inputs: what remains lies on a cycle.
@@ -154,7 +176,7 @@ private:
         for (int i = 0; i < nodes.size(); ++i)
             for (const auto& in : nodes[i].input()) {
                 if (in.empty()) continue;
-                const std::string name = in[0] == '^' ? in.substr(1) : split_input(in).first;
+                const std::string name = in[0] == '^' ? in.substr(1) : split_input(in, where(nodes[i])).first;
                 auto it = by_name_.find(name);
                 if (it == by_name_.end())
                     throw Error("control input '" + in + "' names a node the graph does not have", where(nodes[i]),
@@ -269,7 +291,7 @@ private:
             size_t port = 0;
             for (const auto& in : n.input()) {
                 if (in.empty() || in[0] == '^') continue;
-                auto [name, k] = split_input(in);
+                auto [name, k] = split_input(in, where(n));
                 Node src = nodes_.at(name);
                 if (k >= src.output_count())
                     throw Error("input '" + in + "' reads output " + std::to_string(k) + " of a node with " +
@@ -282,7 +304,7 @@ private:
 
     void add_results() {
         std::vector<std::pair<std::string, size_t>> outputs;
-        for (const std::string& o : model_.outputs) outputs.push_back(split_input(o));
+        for (const std::string& o : model_.outputs) outputs.push_back(split_input(o, "the signature of " + path_));
         if (outputs.empty())
             for (const auto& n : model_.graph->node())
                 if (!consumed_.count(n.name()) && n.op() != "Const" && n.op() != "NoOp" && n.op() != "Placeholder")

@@ -8,7 +8,7 @@
 
 namespace mo {
 
-ElementType tf_element_type(int dtype, const std::string& where) {
+ElementType tf_element_type(int64_t dtype, const std::string& where) {
     switch (dtype) {
         case mo_tf::DT_FLOAT: return ElementType::f32;
         case mo_tf::DT_DOUBLE: return ElementType::f64;
@@ -29,9 +29,9 @@ ElementType tf_element_type(int dtype, const std::string& where) {
     }
 }
 
-std::string tf_type_name(int dtype) {
-    return mo_tf::DataType_IsValid(dtype) ? mo_tf::DataType_Name(static_cast<mo_tf::DataType>(dtype))
-                                          : "DataType(" + std::to_string(dtype) + ")";
+std::string tf_type_name(int64_t dtype) {
+    const bool valid = dtype >= INT32_MIN && dtype <= INT32_MAX && mo_tf::DataType_IsValid(static_cast<int>(dtype));
+    return valid ? mo_tf::DataType_Name(static_cast<mo_tf::DataType>(dtype)) : "DataType(" + std::to_string(dtype) + ")";
 }
 
 PartialShape tf_shape(const mo_tf::TensorShapeProto& s) {

@@ -9,8 +9,9 @@
 namespace mo {
 
 // Throws mo::Error naming `where` for a type mo does not read (strings, quantized, resources).
-ElementType tf_element_type(int dtype, const std::string& where);
-std::string tf_type_name(int dtype);
+// `dtype` is int64_t: an attribute may hold any integer, not only a DataType.
+ElementType tf_element_type(int64_t dtype, const std::string& where);
+std::string tf_type_name(int64_t dtype);
 
 // The tensor's values: tensor_content when present, else the typed value list (a list shorter
 // than the shape is padded with its last value, as TensorFlow does). Throws mo::Error naming

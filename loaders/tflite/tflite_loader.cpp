@@ -39,11 +39,29 @@ ElementType element_type(tflite::TensorType t, const std::string& where) {
     }
 }
 
-// shape_signature when the file has one (-1: a dynamic dimension), else shape.
-PartialShape shape_of(const tflite::Tensor& t) {
-    const auto* dims = t.shape_signature() && t.shape_signature()->size() ? t.shape_signature() : t.shape();
+// shape_signature when the file has one (-1: a dynamic dimension), else shape. The two must
+// agree on the rank and on every static dimension: quantization and buffers are checked against
+// shape, the graph uses the signature.
+PartialShape shape_of(const tflite::Tensor& t, const std::string& where) {
+    const auto* shape = t.shape();
+    const auto* signature = t.shape_signature() && t.shape_signature()->size() ? t.shape_signature() : nullptr;
+    if (signature) {
+        bool agree = shape && shape->size() == signature->size();
+        for (uint32_t i = 0; agree && i < signature->size(); ++i)
+            agree = signature->Get(i) < 0 || signature->Get(i) == shape->Get(i);
+        if (!agree) {
+            auto text = [](const flatbuffers::Vector<int32_t>* dims) {
+                std::string s;
+                if (dims)
+                    for (int32_t d : *dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
+                return "[" + s + "]";
+            };
+            throw Error("shape_signature " + text(signature) + " does not match shape " + text(shape), where,
+                        "the model is corrupt; re-export it");
+        }
+    }
     std::vector<Dimension> out;
-    if (dims)
+    if (const auto* dims = signature ? signature : shape)
         for (int32_t d : *dims) out.push_back(d < 0 ? Dimension() : Dimension(d));
     return PartialShape(std::move(out));
 }
@@ -105,7 +123,7 @@ private:
                 const auto& t = tensor(i, "subgraph input");
                 indices.push_back(i);
                 names.push_back(tensor_name(t, i));
-                shapes.push_back(shape_of(t));
+                shapes.push_back(shape_of(t, "input '" + names.back() + "' of " + path_));
             }
         apply_input_overrides(names, shapes, options_, path_);
         for (size_t k = 0; k < indices.size(); ++k) {
@@ -151,7 +169,7 @@ private:
         const std::string at = "tensor '" + name + "' in " + path_;
         const auto bytes = buffer_bytes(t.buffer(), at);
         if (bytes.empty()) return std::nullopt;
-        const PartialShape shape = shape_of(t);
+        const PartialShape shape = shape_of(t, at);
         if (!shape.is_static()) throw Error("a constant tensor has a dynamic shape", at, "re-export the model");
         const ElementType type = element_type(t.type(), at);
         const Shape s = shape.to_shape();
@@ -265,15 +283,16 @@ private:
                 node.out(j).names() = {tensor_name(out, t)};
                 // The declared type and shape, for extractors that need them (CAST); inference
                 // recomputes both once the node is extracted.
+                const std::string at = where + " ('" + name + "', " + node.framework().type + ") in " + path_;
+                const PartialShape shape = shape_of(out, "tensor '" + tensor_name(out, t) + "' of " + at);
                 bool typed = true;
                 try {
-                    node.out(j).set_type_and_shape(element_type(out.type(), where), shape_of(out));
+                    node.out(j).set_type_and_shape(element_type(out.type(), where), shape);
                 } catch (const Error&) {
                     typed = false;  // a type mo does not read: reported if an extractor ever needs it
                 }
                 producers_[t] = node.out(j);
                 // A quantized output is snapped to its grid; consumers read it by the tensor's name.
-                const std::string at = where + " ('" + name + "', " + node.framework().type + ") in " + path_;
                 if (auto q = typed ? quantization(t, at, node.framework().type) : nullptr) {
                     producers_[t] = quantization_node(kFakeQuantizeTensor, node.out(j), q, node.out(j).names()[0],
                                                       "fake_quantize");

@@ -1,5 +1,6 @@
 #include "loaders/tflite/tflite_sparse.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -127,6 +128,31 @@ Tensor densify_tflite(const tflite::SparsityParameters& sp, ElementType type, co
     for (size_t d = 0; d < n; ++d)
         if (block_size[d] < 1 || shape[d] % block_size[d] != 0)
             throw Error("corrupt sparse tensor: a block size does not divide its dimension", where);
+    // A level walks its extent (a block's size, or the blocks along its dimension): a DENSE size
+    // or a CSR index beyond it would make the walk run far past the values and the shape.
+    for (size_t l = 0; l < levels.size(); ++l) {
+        const Level& level = levels[l];
+        const int64_t extent = level.block ? block_size[level.dim] : shape[level.dim] / block_size[level.dim];
+        const std::string at = "dim_metadata[" + std::to_string(l) + "]";
+        if (level.dense && level.size != extent)
+            throw Error("corrupt sparse tensor: " + at + " has dense_size " + std::to_string(level.size) +
+                            ", the shape makes it " + std::to_string(extent),
+                        where, "re-export the model");
+        if (level.dense) continue;
+        const auto& seg = level.segments;
+        const bool ascending =
+            std::is_sorted(seg.begin(), seg.end()) &&
+            (seg.empty() || (seg.front() >= 0 && static_cast<size_t>(seg.back()) <= level.indices.size()));
+        if (!ascending)
+            throw Error("corrupt sparse tensor: " + at + "'s array_segments are not ascending offsets into its " +
+                            "array_indices",
+                        where, "re-export the model");
+        for (int64_t i : level.indices)
+            if (i < 0 || i >= extent)
+                throw Error("corrupt sparse tensor: " + at + " has index " + std::to_string(i) +
+                                ", outside its extent " + std::to_string(extent),
+                            where, "re-export the model");
+    }
     // The file bounds the stored values, not the dense shape: held to constant folding's limit.
     const int64_t elements = shape_size(shape);
     if (!fits_max_folded_bytes(type, elements))

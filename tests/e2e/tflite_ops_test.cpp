@@ -168,6 +168,88 @@ TEST(TfliteOps, DensifyBeyondMaxConstantSizeIsAnError) {
     test::expect_error([&] { convert(o); }, {"w_sparse", "densifies to 1099511627776 elements, more than --max_constant_size"});
 }
 
+// Found by an audit: a DENSE dimension of 2^31 - 1 over a [1, 1, 1] shape (and a last dimension
+// of 0) walked 2^62 empty loops; the sizes and CSR indices are now checked against the shape.
+TEST(TfliteOps, DensifyMetadataBeyondTheShapeIsAnError) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {1, 1, 1});
+    int sparse = m.sparse_constant("w_sparse", {1, 1, 1}, {1.f}, {0, 1, 2}, {},
+                                   {{INT32_MAX, {}, {}}, {INT32_MAX, {}, {}}, {0, {}, {}}});
+    int w = m.tensor("w", {1, 1, 1});
+    m.op(BuiltinOperator::DENSIFY, {sparse}, {w});
+    int y = m.tensor("y", {1, 1, 1});
+    m.op(BuiltinOperator::ADD, {x, w}, {y});
+    m.output(y);
+    test::ScratchDir dir{"densify_dense_size"};
+    ConversionOptions o;
+    o.input_model = m.save("densify_dense_size.tflite");
+    o.output_dir = dir.path().string();
+    test::expect_error([&] { convert(o); },
+                       {"w_sparse", "corrupt sparse tensor: dim_metadata[0] has dense_size 2147483647, the shape makes "
+                                    "it 1"});
+    auto expect_corrupt = [](const test::TfliteModelBuilder::SparseDim& d1, const char* what) {
+        test::expect_error([&] { sparse_matmul({4, {}, {}}, d1, {2.f}, {0, 1}, {}); }, {"w_sparse", what});
+    };
+    expect_corrupt({0, {0, 1, 1, 1, 1}, {9}}, "dim_metadata[1] has index 9, outside its extent 4");
+    expect_corrupt({0, {0, 1, 0, 1, 1}, {1}}, "dim_metadata[1]'s array_segments are not ascending");
+}
+
+// x [3, 4] -> UNPACK(num, axis 0) -> `outputs` tensors [4].
+test::TfliteModelBuilder unpack_model(int32_t num, int outputs, std::vector<int32_t> shape = {3, 4}) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", std::move(shape));
+    std::vector<int32_t> ys;
+    for (int j = 0; j < outputs; ++j) ys.push_back(m.tensor("y" + std::to_string(j), {4}));
+    m.op(BuiltinOperator::UNPACK, {x}, ys, [num](auto& fb) {
+        return Options{tflite::BuiltinOptions::UnpackOptions, tflite::CreateUnpackOptions(fb, num, 0).Union()};
+    });
+    for (int y : ys) m.output(y);
+    return m;
+}
+
+// Converting `m` fails with every fragment in the message.
+void expect_conversion_error(const test::TfliteModelBuilder& m, std::initializer_list<const char*> fragments) {
+    test::ScratchDir dir{"tflite_ops_bad"};
+    ConversionOptions o;
+    o.input_model = m.save("bad_op.tflite");
+    o.output_dir = dir.path().string();
+    test::expect_error([&] { convert(o); }, fragments);
+}
+
+// Found by an audit: UNPACK with num -1 was a std::length_error and with fewer parts than
+// outputs an internal error; PACK and CONCATENATION of nothing crashed in constant folding.
+TEST(TfliteOps, UnpackPackAndConcatenationCheckTheirCounts) {
+    expect_conversion_error(unpack_model(1, 3), {"node 'y0' (UNPACK", "num is 1 but the operator has 3 outputs"});
+    expect_conversion_error(unpack_model(-1, 1), {"num is -1 but the operator has 1 outputs"});
+    expect_conversion_error(unpack_model(3, 3, {2, 4}), {"num is 3 but the input has 2 entries along axis 0"});
+    for (auto code : {BuiltinOperator::PACK, BuiltinOperator::CONCATENATION}) {
+        test::TfliteModelBuilder m;
+        int y = m.tensor("y", {1});
+        m.op(code, {}, {y});
+        m.output(y);
+        expect_conversion_error(m, {"node 'y'", "the node has no inputs"});
+    }
+    // ARG_MAX to another type than INT32 or INT64.
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {1, 4});
+    int am = m.tensor("argmax", {1}, tflite::TensorType::BOOL);
+    m.op(BuiltinOperator::ARG_MAX, {x, m.constant_i32("axis", {1}, {1})}, {am}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::ArgMaxOptions,
+                       tflite::CreateArgMaxOptions(fb, tflite::TensorType::BOOL).Union()};
+    });
+    m.output(am);
+    expect_conversion_error(m, {"node 'argmax' (ARG_MAX", "output_type is 6; it must be INT32 (2) or INT64 (4)"});
+    // A good UNPACK.
+    test::ScratchDir dir{"tflite_unpack"};
+    ConversionOptions o;
+    o.input_model = unpack_model(3, 3).save("unpack.tflite");
+    o.output_dir = dir.path().string();
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto r = evaluate(*ir, {Tensor::from_vector<float>(test::iota(12, 0), {3, 4})});
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[1].to_f64(), (std::vector<double>{4, 5, 6, 7}));
+}
+
 // TensorFlow's conv2d_transpose of a 2x2 input of ones with a 3x3 kernel of ones at stride 2:
 // each input pixel adds the kernel at (2i - pad_before, 2j - pad_before), so an output value
 // counts the windows covering it. SAME to 4x4: pad 1, all of it behind; VALID: the full 5x5.

@@ -99,6 +99,24 @@ std::vector<double> run(const std::string& path, size_t output, int* transposes 
     return evaluate(*ir, {Tensor::from_vector<float>({1, -3, 2, 4}, {1, 2, 2, 1})}).at(output).to_f64();
 }
 
+mo_tf::NodeDef& placeholder(mo_tf::GraphDef& g, const std::string& name, std::vector<int64_t> shape) {
+    auto& x = node(g, name, "Placeholder", {});
+    (*x.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    auto* s = (*x.mutable_attr())["shape"].mutable_shape();
+    for (int64_t d : shape) s->add_dim()->set_size(d);
+    return x;
+}
+
+// Converts `g` (saved as `name`) and evaluates the IR on `inputs`.
+std::vector<Tensor> convert_and_evaluate(const mo_tf::GraphDef& g, const std::string& name, std::vector<Tensor> inputs) {
+    test::ScratchDir out{"tf"};
+    ConversionOptions o;
+    o.input_model = save(g, name);
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;
+    return evaluate(*read_ir(convert(o).xml_path, test::builtin_ops()), std::move(inputs));
+}
+
 // TensorFlow repeats the last listed value over the shape: a 4 TiB "splat" from one float is
 // refused before anything is allocated.
 TEST(TfLoader, ASplatConstantBeyondMaxConstantSizeIsAnError) {
@@ -279,6 +297,169 @@ TEST(TfLoader, NonMaxSuppressionV5SelectsInScoreOrder) {
     EXPECT_NEAR(s[0], .9, 1e-6);
     EXPECT_NEAR(s[1], .7, 1e-6);
     EXPECT_EQ(r[2].to_i64(), std::vector<int64_t>{2});
+}
+
+// x [3, 4] -> Unpack(axis 0, num) -> Relu of each output in `reads` ("u:2").
+mo_tf::GraphDef unpack_graph(int64_t num, const std::vector<std::string>& reads, std::vector<int64_t> shape = {3, 4}) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", std::move(shape));
+    auto& u = node(g, "u", "Unpack", {"x"});
+    (*u.mutable_attr())["num"].set_i(num);
+    for (size_t i = 0; i < reads.size(); ++i) node(g, "r" + std::to_string(i), "Relu", {reads[i]});
+    return g;
+}
+
+// Found by an audit: num -1 was a std::length_error, 0 or too small an internal error, and a huge
+// num ran out of memory.
+TEST(TfLoader, UnpackNumMustBePositiveAndMatchTheInputAndTheOutputsRead) {
+    test::expect_error([&] { run(save(unpack_graph(-1, {"u"}), "unpack_neg.pb"), 0); },
+                       {"node 'u' (Unpack", "num is -1; it must be between 1 and 65536"});
+    test::expect_error([&] { run(save(unpack_graph(0, {"u"}), "unpack_zero.pb"), 0); }, {"num is 0"});
+    test::expect_error([&] { run(save(unpack_graph(1, {"u:0", "u:2"}), "unpack_few.pb"), 0); },
+                       {"the graph reads output 2 but num is 1"});
+    test::expect_error([&] { run(save(unpack_graph(5, {"u"}), "unpack_dim.pb"), 0); },
+                       {"num is 5 but the input has 3 entries along axis 0"});
+    test::expect_error([&] { run(save(unpack_graph(int64_t{1} << 40, {"u"}, {-1, 4}), "unpack_huge.pb"), 0); },
+                       {"num is 1099511627776"});
+    // Reading one of the parts is fine.
+    auto r = convert_and_evaluate(unpack_graph(3, {"u:1"}), "unpack.pb",
+                                  {Tensor::from_vector<float>(test::iota(12, 0), {3, 4})});
+    EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{4, 5, 6, 7}));
+}
+
+// A graph may read fewer outputs than a split makes (this was refused: "the node has 1 outputs
+// but num_splits is 3"); a bad count is an error naming the node.
+TEST(TfLoader, SplitsMakeAllTheirPartsWhateverTheGraphReads) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {3, 6});
+    constant(g, "axis", mo_tf::DT_INT32, {}, {}, {1});
+    constant(g, "sizes", mo_tf::DT_INT32, {3}, {}, {1, 2, 3});
+    auto& split = node(g, "split", "Split", {"axis", "x"});
+    (*split.mutable_attr())["num_split"].set_i(3);
+    auto& split_v = node(g, "split_v", "SplitV", {"x", "sizes", "axis"});
+    (*split_v.mutable_attr())["num_split"].set_i(3);
+    node(g, "first", "Relu", {"split"});
+    node(g, "middle", "Relu", {"split_v:1"});
+    auto r = convert_and_evaluate(g, "split.pb", {Tensor::from_vector<float>(test::iota(18, 0), {3, 6})});
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].to_f64(), (std::vector<double>{0, 1, 6, 7, 12, 13}));
+    EXPECT_EQ(r[1].to_f64(), (std::vector<double>{1, 2, 7, 8, 13, 14}));
+    (*split.mutable_attr())["num_split"].set_i(0);
+    test::expect_error([&] { convert_and_evaluate(g, "split_zero.pb", {}); },
+                       {"node 'split' (Split", "num_split is 0; it must be between 1 and 65536"});
+    (*split.mutable_attr())["num_split"].set_i(3);
+    node(g, "past", "Relu", {"split_v:3"});
+    test::expect_error([&] { convert_and_evaluate(g, "split_v_past.pb", {}); },
+                       {"node 'split_v' (SplitV", "the graph reads output 3 but num_split is 3"});
+}
+
+// Found by an audit: with no values to join, ConcatV2 and Pack crashed in constant folding.
+TEST(TfLoader, ConcatV2AndPackWithoutValuesAreErrors) {
+    mo_tf::GraphDef concat = small_graph();
+    constant(concat, "axis0", mo_tf::DT_INT32, {}, {}, {0});
+    node(concat, "joined", "ConcatV2", {"axis0"});
+    test::expect_error([&] { run(save(concat, "concat_axis_only.pb"), 0); },
+                       {"node 'joined' (ConcatV2", "needs at least one value and the axis; the node has 1 input(s)"});
+    mo_tf::GraphDef pack = small_graph();
+    node(pack, "packed", "Pack", {});
+    test::expect_error([&] { run(save(pack, "pack_nothing.pb"), 0); },
+                       {"node 'packed' (Pack", "nothing to pack: the node has no inputs"});
+}
+
+// Found by an audit: an index past 64 bits was a std::out_of_range from stoul, and "r:50000000"
+// made the loader create 50 million output ports.
+TEST(TfLoader, AnOutputIndexBeyondTheLimitIsAnError) {
+    for (const std::string index : {"99999999999999999999999", "50000000", "65536"}) {
+        mo_tf::GraphDef g = small_graph();
+        node(g, "q", "Relu", {"relu:" + index});
+        test::expect_error([&] { run(save(g, "index.pb"), 0); },
+                           {"node 'q' (Relu)", ("input 'relu:" + index + "' reads output " + index).c_str(),
+                            "mo accepts at most 65536 outputs per node"});
+    }
+}
+
+// Each index within the per-node limit, but 17 nodes read at ":65535" would ask for 2^20 + 16
+// ports beyond their first (11 MB each).
+TEST(TfLoader, OutputsReadAcrossTheGraphAreLimitedToo) {
+    mo_tf::GraphDef g = small_graph();
+    for (int i = 0; i < 17; ++i) {
+        const std::string id = std::to_string(i);
+        node(g, "r" + id, "Relu", {"relu"});
+        node(g, "q" + id, "Relu", {"r" + id + ":65535"});
+    }
+    test::expect_error([&] { run(save(g, "wide.pb"), 0); },
+                       {"the nodes' inputs read 1114095 outputs beyond each node's first", "at most 1048576"});
+}
+
+// Found by an audit: DstT 2^32 + 1 was cut to an int, DT_FLOAT, and converted; an out_type or
+// output_type other than DT_INT32 / DT_INT64 silently gave one of them.
+TEST(TfLoader, TypeAttributesOutOfRangeAreErrors) {
+    mo_tf::GraphDef cast = small_graph();
+    (*node(cast, "cast", "Cast", {"relu"}).mutable_attr())["DstT"].set_i((int64_t{1} << 32) + 1);
+    test::expect_error([&] { run(save(cast, "cast_huge.pb"), 0); },
+                       {"node 'cast' (Cast", "TensorFlow type DataType(4294967297) is not supported"});
+    mo_tf::GraphDef shape = small_graph();
+    (*node(shape, "shape", "Shape", {"relu"}).mutable_attr())["out_type"].set_type(mo_tf::DT_FLOAT);
+    test::expect_error([&] { run(save(shape, "shape_float.pb"), 0); },
+                       {"node 'shape' (Shape", "out_type is DT_FLOAT; it must be DT_INT32 or DT_INT64"});
+    mo_tf::GraphDef argmax = small_graph();
+    constant(argmax, "channels", mo_tf::DT_INT32, {}, {}, {3});
+    (*node(argmax, "argmax", "ArgMax", {"relu", "channels"}).mutable_attr())["output_type"].set_i((int64_t{1} << 32) + 3);
+    test::expect_error([&] { run(save(argmax, "argmax_huge.pb"), 0); },
+                       {"node 'argmax' (ArgMax", "output_type is DataType(4294967299)"});
+}
+
+// Mask bits stop at 64: entry 64 of a 66-entry slice is not shrunk by bit 0 (shifting by 64 or
+// more was undefined behaviour, on x86 the same as shifting by 0).
+TEST(TfLoader, StridedSliceMaskBitsStopAt64Axes) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", std::vector<int64_t>(66, 1));
+    constant(g, "begin", mo_tf::DT_INT32, {66}, {}, {0});
+    constant(g, "end", mo_tf::DT_INT32, {66}, {}, {1});
+    auto& slice = node(g, "slice", "StridedSlice", {"x", "begin", "end", "end"});
+    (*slice.mutable_attr())["shrink_axis_mask"].set_i(1);
+    auto r = convert_and_evaluate(g, "slice_66.pb", {Tensor::from_vector<float>({5}, Shape(66, 1))});
+    EXPECT_EQ(r.at(0).shape(), Shape(65, 1));
+}
+
+// Found by an audit: a userDefinedMetadata string was a JSON type_error (an internal error).
+TEST(TfLoader, TfjsModelJsonOfTheWrongShapeIsAnError) {
+    std::string topology;
+    google::protobuf::util::MessageToJsonString(small_graph(), &topology);
+    const fs::path dir = scratch() / "tfjs_types";
+    fs::create_directories(dir);
+    auto model = [&](nlohmann::json manifest, nlohmann::json metadata = nullptr) {
+        nlohmann::json j{{"format", "graph-model"}, {"modelTopology", nlohmann::json::parse(topology)},
+                         {"weightsManifest", std::move(manifest)}};
+        if (!metadata.is_null()) j["userDefinedMetadata"] = std::move(metadata);
+        std::ofstream(dir / "model.json") << j.dump();
+        return (dir / "model.json").string();
+    };
+    using json = nlohmann::json;
+    const json none = json::array();
+    test::expect_error([&] { run(model(none, "x"), 0); },
+                       {"model.json's userDefinedMetadata is a string, not an object"});
+    test::expect_error([&] { run(model(none, {{"signature", "abc"}}), 0); },
+                       {"userDefinedMetadata.signature is a string, not an object"});
+    test::expect_error([&] { run(model(none, {{"signature", {{"outputs", json::array({"max:0"})}}}}), 0); },
+                       {"userDefinedMetadata.signature.outputs is an array, not an object"});
+    test::expect_error([&] { run(model(5), 0); }, {"weightsManifest is the number 5, not an array"});
+    test::expect_error([&] { run(model(json::array({{{"paths", json::array({7})}, {"weights", none}}})), 0); },
+                       {"weightsManifest[0].paths[0] is the number 7, not a string"});
+    auto weight = [&](json w) { return model(json::array({{{"paths", none}, {"weights", json::array({w})}}})); };
+    test::expect_error([&] { run(weight({{"name", "w"}, {"shape", json::array({-1})}, {"dtype", "float32"}}), 0); },
+                       {"weightsManifest[0].weights[0].shape[0] is the number -1, not a non-negative integer"});
+    const json one = json::array({1});
+    test::expect_error([&] { run(weight({{"name", "w"}, {"shape", one}, {"dtype", "float32"}, {"quantization", 5}}), 0); },
+                       {"weightsManifest[0].weights[0].quantization is the number 5, not an object"});
+    test::expect_error([&] { run(weight({{"shape", one}, {"dtype", "float32"}}), 0); },
+                       {"model.json has no weightsManifest[0].weights[0].name"});
+    // 2^62 elements in no bytes: the byte count would overflow to 0.
+    const json huge = json::array({int64_t{1} << 61, 2});
+    test::expect_error([&] { run(weight({{"name", "w"}, {"shape", huge}, {"dtype", "float32"}}), 0); },
+                       {"the weight shards end before weight 'w'"});
+    // The signature's outputs, an object keyed by tensor name, pick the results.
+    EXPECT_EQ(run(model(none, {{"signature", {{"outputs", {{"max:0", json::object()}}}}}}), 0), std::vector<double>{9});
 }
 
 TEST(TfLoader, BrokenGraphsAreClearErrors) {

@@ -126,5 +126,57 @@ TEST(TfliteLoader, BadFilesAreClearErrors) {
     expect_conversion_error(no_outputs.save("no_outputs.tflite"), {"operator 1", "the operator has no outputs"});
 }
 
+// f (float [3]) + q -> y, q int8 of `shape` and `signature` with three scales along `axis`: an
+// input, or a constant when `constant`. Written with flatbuffers directly, as
+// TfliteModelBuilder writes no shape_signature.
+std::string signature_model(const std::string& file, std::vector<int32_t> shape, std::vector<int32_t> signature,
+                            int32_t axis, bool constant) {
+    flatbuffers::FlatBufferBuilder fb;
+    const std::vector<uint8_t> data{1, 2, 3};
+    std::vector<flatbuffers::Offset<tflite::Buffer>> buffers{tflite::CreateBuffer(fb),
+                                                             tflite::CreateBuffer(fb, fb.CreateVector(data))};
+    auto q = tflite::CreateQuantizationParameters(fb, 0, 0, fb.CreateVector(std::vector<float>{.1f, .2f, .3f}),
+                                                  fb.CreateVector(std::vector<int64_t>{0, 0, 0}),
+                                                  tflite::QuantizationDetails::NONE, 0, axis);
+    const std::vector<int32_t> three{3}, f_and_q{0, 1}, y{2};
+    std::vector<flatbuffers::Offset<tflite::Tensor>> tensors{
+        tflite::CreateTensor(fb, fb.CreateVector(three), tflite::TensorType::FLOAT32, 0, fb.CreateString("f")),
+        tflite::CreateTensor(fb, fb.CreateVector(shape), tflite::TensorType::INT8, constant ? 1 : 0,
+                             fb.CreateString("q"), q, false, 0, fb.CreateVector(signature)),
+        tflite::CreateTensor(fb, fb.CreateVector(three), tflite::TensorType::FLOAT32, 0, fb.CreateString("y"))};
+    std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes{
+        tflite::CreateOperatorCode(fb, static_cast<int8_t>(BuiltinOperator::ADD), 0, 1, BuiltinOperator::ADD)};
+    std::vector<flatbuffers::Offset<tflite::Operator>> ops{
+        tflite::CreateOperator(fb, 0, fb.CreateVector(f_and_q), fb.CreateVector(y))};
+    const std::vector<int32_t> inputs = constant ? std::vector<int32_t>{0} : f_and_q;
+    std::vector<flatbuffers::Offset<tflite::SubGraph>> subgraphs{tflite::CreateSubGraph(
+        fb, fb.CreateVector(tensors), fb.CreateVector(inputs), fb.CreateVector(y), fb.CreateVector(ops))};
+    tflite::FinishModelBuffer(fb, tflite::CreateModel(fb, 3, fb.CreateVector(codes), fb.CreateVector(subgraphs), 0,
+                                                      fb.CreateVector(buffers)));
+    const auto dir = std::filesystem::temp_directory_path() / "mo_tflite_tests";
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / file).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(fb.GetBufferPointer()), fb.GetSize());
+    return path;
+}
+
+// Found by an audit: per-channel scales checked against shape [1, 1, 1, 3] but applied along the
+// rank-1 shape_signature were a std::length_error. The graph uses the signature, so it must
+// agree with the shape.
+TEST(TfliteLoader, AShapeSignatureDisagreeingWithTheShapeIsAnError) {
+    expect_conversion_error(signature_model("sig_const.tflite", {1, 1, 1, 3}, {3}, 3, true),
+                            {"tensor 'q'", "shape_signature [3] does not match shape [1, 1, 1, 3]"});
+    expect_conversion_error(signature_model("sig_input.tflite", {1, 1, 3}, {3}, 2, false),
+                            {"input 'q'", "shape_signature [3] does not match shape [1, 1, 3]"});
+    expect_conversion_error(signature_model("sig_dim.tflite", {1, 3}, {1, 5}, 1, false),
+                            {"shape_signature [1, 5] does not match shape [1, 3]"});
+    // A dynamic dimension (-1) agrees with any.
+    test::ScratchDir out{"tflite_signature"};
+    ConversionOptions options;
+    options.input_model = signature_model("sig_dynamic.tflite", {1, 3}, {-1, 3}, 1, false);
+    options.output_dir = out.path().string();
+    EXPECT_NO_THROW(convert(options));
+}
+
 }  // namespace
 }  // namespace mo

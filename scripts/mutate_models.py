@@ -4,9 +4,11 @@
     scripts/mutate_models.py --mo build/tools/mo [--count 500] [--jobs 2] [--seed 1] MODEL ...
 
 MODEL is a .onnx, .prototxt, .tflite or .pb file, or a TF.js directory (model.json and its
-shards). Each mutant is truncated, has bytes flipped, zeroed or set to 0xFF, has a byte range
-duplicated or removed, or has a protobuf varint inflated ("field surgery"); for TF.js one of its
-files is mutated. mo converts it with a 10 s timeout, and the outcome must be one of:
+shards). Half of the mutants have their bytes changed: truncated, bits flipped, a run zeroed or
+set to 0xFF, a byte range duplicated or removed, a varint inflated. The other half keep their
+format's framing and change one field instead (scripts/model_surgery.py: an integer set to an
+extreme, a field removed or repeated, an op type or input name swapped for another). For TF.js
+one of its files is mutated. mo converts it with a 10 s timeout, and the outcome must be one of:
   * exit 0 with the .xml and .bin written, or
   * exit 1 with an "[ ERROR ]" line and nothing written.
 Anything else (another exit code, a signal, a timeout, an error without a message, files left
@@ -23,8 +25,14 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from model_surgery import surgery
 
-def mutate(data: bytes, rng: random.Random) -> bytes:
+
+def mutate(name: str, data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.5:
+        changed = surgery(name, data, rng)
+        if changed is not None:
+            return changed
     b = bytearray(data)
     if not b:
         return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
@@ -49,7 +57,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     elif kind == 5:  # a random byte anywhere
         for _ in range(rng.randrange(1, 5)):
             b[rng.randrange(len(b))] = rng.randrange(256)
-    else:  # field surgery: a varint-looking byte (high bit set) and its successor inflated
+    else:  # a varint inflated: a byte with the high bit set, and its successor
         candidates = [i for i in range(len(b) - 1) if b[i] & 0x80]
         i = rng.choice(candidates) if candidates else rng.randrange(len(b))
         b[i] = 0xFF
@@ -72,7 +80,7 @@ def run_one(mo, model, index, seed, failures, timeout):
     rng = random.Random(f"{seed}:{model}:{index}")
     files, entry = model_files(model)
     victim = rng.choice(sorted(files)) if len(files) > 1 else entry
-    files[victim] = mutate(files[victim], rng)
+    files[victim] = mutate(victim, files[victim], rng)
     work = tempfile.mkdtemp(prefix="mo-mutant-")
     try:
         for name, data in files.items():

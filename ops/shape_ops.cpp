@@ -687,9 +687,11 @@ void infer_variadic_split(InferContext& c) {
     if (lengths && c.node.output_count() != lengths->size())
         c.fail("the node has " + std::to_string(c.node.output_count()) + " outputs but split_lengths has " + std::to_string(lengths->size()) + " values");
     auto axis = split_axis(c, in);
+    // Checked even without outputs: lengths that do not add up to the dim are an error.
+    const std::vector<Dimension> dims = axis && lengths ? variadic_lengths(c.node, *lengths, in[*axis]) : std::vector<Dimension>{};
     for (size_t j = 0; j < c.node.output_count(); ++j) {
         PartialShape out = in.rank_is_static() ? (axis ? in : PartialShape::dynamic(in.rank())) : PartialShape::dynamic_rank();
-        if (axis) out[*axis] = lengths ? variadic_lengths(c.node, *lengths, in[*axis])[j] : Dimension::dynamic();
+        if (axis) out[*axis] = lengths ? dims[j] : Dimension::dynamic();
         c.set_output(j, c.in_type(0), out);
     }
 }

@@ -108,15 +108,30 @@ void split_to_sequence(ExtractContext& c) {
     const Dimension& d = x.shape()[static_cast<size_t>(axis)];
     if (!d.is_static()) c.unsupported("SplitToSequence along an axis of unknown length");
     const int64_t length = d.get_length();
+    // Each element becomes a tensor of its own: the count is checked before any is made.
+    constexpr int64_t kMaxElements = 65536;
+    auto check_count = [&](int64_t count) {
+        if (count > kMaxElements)
+            c.unsupported("SplitToSequence into " + std::to_string(count) + " elements (at most " +
+                          std::to_string(kMaxElements) + ")");
+    };
     std::vector<int64_t> lengths;
     if (!c.has_input(1)) {
+        check_count(length);
         lengths.assign(static_cast<size_t>(length), 1);
     } else {
         const auto split = c.input_ints(1);
         if (c.input_value(1)->shape().empty()) {
-            if (split.at(0) < 1) c.fail("split must be positive, it is " + std::to_string(split.at(0)), "fix the model");
-            for (int64_t left = length; left > 0; left -= split.at(0)) lengths.push_back(std::min(left, split.at(0)));
+            const int64_t part = split.at(0);
+            if (part < 1) c.fail("split must be positive, it is " + std::to_string(part), "fix the model");
+            check_count(length / part + (length % part != 0));
+            for (int64_t left = length; left > 0; left -= part) lengths.push_back(std::min(left, part));
         } else {
+            int64_t sum = 0;
+            bool valid = true;
+            for (int64_t part : split) valid = valid && part >= 0 && !__builtin_add_overflow(sum, part, &sum);
+            if (!valid || sum != length)
+                c.fail("split does not divide the axis of " + std::to_string(length) + " into parts", "fix the model");
             lengths = split;
         }
     }

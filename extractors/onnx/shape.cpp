@@ -244,6 +244,8 @@ void compress(ExtractContext& c) {
 void one_hot(ExtractContext& c) {
     // values = [off, on]
     OutPort values = c.input(2);
+    if (values.shape().is_static() && values.shape().to_shape() != Shape{2})
+        c.fail("values must be [off, on], its shape is [" + values.shape().to_string() + "]", "fix the model");
     OutPort off = c.op("Gather", "off", {values, c.i64("off/index", 0), c.i64("off/axis", 0)}, {{"batch_dims", int64_t{0}}});
     OutPort on = c.op("Gather", "on", {values, c.i64("on/index", 1), c.i64("on/axis", 0)}, {{"batch_dims", int64_t{0}}});
     auto to_i64 = [&](const std::string& suffix, const OutPort& p) {

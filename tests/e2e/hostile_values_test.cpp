@@ -250,6 +250,38 @@ TEST(HostileValues, StftWithANegativeFrameLength) {
     expect_refused(m, "stft_negative_length", {"negative dimension -8"});  // of the window it implies
 }
 
+// values of one element: the Gather of "on" (index 1) was out of range and gave 0.
+TEST(HostileValues, OneHotWithoutAnOnValue) {
+    test::OnnxModelBuilder m(11);
+    m.input("x", {2}, onnx::TensorProto::INT64);
+    m.initializer_i64("depth", {3}, {});
+    m.initializer("values", {0.f}, {1});
+    m.node("OneHot", {"x", "depth", "values"}, {"y"});
+    m.output("y");
+    expect_refused(m, "one_hot_one_value", {"values must be [off, on], its shape is [1]"});
+}
+
+// A split of an axis of 4 into no parts converted to a sequence of length 0.
+TEST(HostileValues, SplitToSequenceOfNoParts) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {4});
+    m.initializer_i64("split", {}, {0});
+    m.node("SplitToSequence", {"x", "split"}, {"seq"});
+    m.node("SequenceLength", {"seq"}, {"y"});
+    m.output("y", onnx::TensorProto::INT64);
+    expect_refused(m, "split_to_sequence_no_parts", {"split does not divide the axis of 4 into parts"});
+}
+
+// A sequence of 2^40 elements, one tensor each, from a small file.
+TEST(HostileValues, SplitToSequenceIntoATrillionElements) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {int64_t{1} << 40});
+    m.node("SplitToSequence", {"x"}, {"seq"});
+    m.node("SequenceLength", {"seq"}, {"y"});
+    m.output("y", onnx::TensorProto::INT64);
+    expect_refused(m, "split_to_sequence_huge", {"SplitToSequence into 1099511627776 elements (at most 65536)"});
+}
+
 // ---- outputs the op does not have ------------------------------------------------------------
 
 // Found by field surgery on tests/e2e/data models (a Shape, a SkipLayerNormalization): a

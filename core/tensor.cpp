@@ -139,15 +139,21 @@ std::vector<int64_t> Tensor::to_i64() const {
     return v;
 }
 
+namespace {
+void require_one_value(const Tensor& t, const std::string& what) {
+    if (t.size() != 1)
+        throw Error(what + " must hold one value, not " + std::to_string(t.size()) + " (shape [" +
+                    PartialShape(t.shape()).to_string() + "])");
+}
+}  // namespace
+
 int64_t Tensor::single_i64(const std::string& what) const {
-    if (size() != 1) throw Error(what + " must hold one value, not " + std::to_string(size()) + " (shape [" +
-                                 PartialShape(shape_).to_string() + "])");
+    require_one_value(*this, what);
     return to_i64()[0];
 }
 
 double Tensor::single_f64(const std::string& what) const {
-    if (size() != 1) throw Error(what + " must hold one value, not " + std::to_string(size()) + " (shape [" +
-                                 PartialShape(shape_).to_string() + "])");
+    require_one_value(*this, what);
     return to_f64()[0];
 }
 

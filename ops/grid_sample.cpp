@@ -41,6 +41,7 @@ GridSampleAttrs grid_sample_attrs(const Node& n) {
 
 // The tap index inside [0, size), or -1 for a zero (zeros padding only).
 int64_t pad_index(int64_t i, int64_t size, Padding p, bool align_corners) {
+    if (size == 0) return -1;  // an empty axis has no tap to pad from: zeros
     if (i >= 0 && i < size) return i;
     switch (p) {
     case Padding::zeros: return -1;
@@ -91,10 +92,10 @@ void grid_sample(const GridSampleAttrs& a, const Tensor& data, const Tensor& gri
                 };
                 double v = 0;
                 if (a.mode == Interp::nearest) {
-                    v = at(static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)));
+                    v = at(saturate_cast<int64_t>(std::nearbyint(y)), saturate_cast<int64_t>(std::nearbyint(x)));
                 } else {
                     const double fy = std::floor(y), fx = std::floor(x), ty = y - fy, tx = x - fx;
-                    const int64_t y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
+                    const int64_t y0 = saturate_cast<int64_t>(fy), x0 = saturate_cast<int64_t>(fx);
                     if (a.mode == Interp::bilinear) {
                         const double top = (1 - tx) * at(y0, x0) + tx * at(y0, x0 + 1);
                         const double bottom = (1 - tx) * at(y0 + 1, x0) + tx * at(y0 + 1, x0 + 1);

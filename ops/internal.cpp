@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/normalization.hpp"
 #include "ops/op_utils.hpp"
@@ -70,6 +71,7 @@ std::vector<Tensor> eval_gemm(const Node& n, const std::vector<Tensor>& inputs) 
         const Shape& bs = in[1].shape();
         MO_ASSERT(as.size() == 2 && bs.size() == 2);
         const int64_t M = ta ? as[1] : as[0], K = ta ? as[0] : as[1], N = tb ? bs[0] : bs[1];
+        EvalBudget::charge_operations(saturating_product({M, N, K}), "the Gemm");
         const T* A = in[0].data<T>();
         const T* B = in[1].data<T>();
         Tensor out = Tensor::allocate(in[0].type(), {M, N});
@@ -90,7 +92,7 @@ std::vector<Tensor> eval_gemm(const Node& n, const std::vector<Tensor>& inputs) 
                 }
                 double y = alpha * acc;
                 if (C) y += beta * static_cast<double>(C[i * c_strides[0] + j * c_strides[1]]);
-                Y[i * N + j] = static_cast<T>(y);
+                Y[i * N + j] = saturate_cast<T>(y);
             }
         return std::vector<Tensor>{out};
     });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/normalization.hpp"
@@ -170,6 +171,9 @@ std::vector<Tensor> eval_lrn(const Node& n, const std::vector<Tensor>& inputs) {
     const double scale = n.attr<double>("alpha") / std::pow(static_cast<double>(size), static_cast<double>(axes.size()));
     const double beta = n.attr<double>("beta"), bias = n.attr<double>("bias");
     const int64_t half = (size - 1) / 2;
+    std::vector<int64_t> work{shape_size(xs)};  // every element sums a window of up to `size` per axis
+    for (size_t d : axes) work.push_back(std::min(size, xs[d]));
+    EvalBudget::charge_operations(saturating_product(work), "the LRN windows");
     const auto strides = row_major_strides(xs);
     return evaluate_via_f32(inputs, [&](const std::vector<Tensor>& in) {
         Tensor y = Tensor::allocate(in[0].type(), xs);

@@ -181,7 +181,10 @@ Tensor reduce(const Tensor& x, const std::set<int64_t>& axes, bool keep, Reducti
         Acc a = acc[i];
         if (kind == Reduction::Mean) {
             if constexpr (std::is_floating_point_v<Acc>) a = a / static_cast<Acc>(count);  // 0/0 is NaN
-            else a = count ? static_cast<Acc>(a / static_cast<Acc>(count)) : Acc(0);
+            else {  // count (256 for a uint8 mean) may not fit Acc: divide in 64 bits
+                using Wide = std::conditional_t<std::is_signed_v<Acc>, int64_t, uint64_t>;
+                a = count ? static_cast<Acc>(static_cast<Wide>(a) / static_cast<Wide>(count)) : Acc(0);
+            }
         }
         if (kind == Reduction::L2) {
             if constexpr (std::is_floating_point_v<Acc>) a = std::sqrt(a);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eval_budget.hpp"
 #include "core/graph.hpp"
 #include "ops/op_utils.hpp"
 #include "ops/ops.hpp"
@@ -50,7 +51,8 @@ struct Sample {
 template <typename T>
 Sample<T> bilinear_sample(T y, T x, int64_t H, int64_t W) {
     Sample<T> s;
-    if (y < T(-1) || y > T(H) || x < T(-1) || x > T(W)) return s;
+    // NaN fails every comparison: written so that it lands here too.
+    if (!(y >= T(-1) && y <= T(H) && x >= T(-1) && x <= T(W))) return s;
     y = std::max(y, T(0));
     x = std::max(x, T(0));
     int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1 = y0 + 1, x1 = x0 + 1;
@@ -80,7 +82,6 @@ void roi_align(const Node& n, const RoiAlignAttrs& a, const Tensor& data, const 
     // asymmetric: x * scale; half_pixel_for_nn: x * scale - 0.5; half_pixel: (x + 0.5) * scale - 0.5.
     const T src_offset = a.aligned_mode == "half_pixel" ? T(0.5) : T(0);
     const T dst_offset = a.aligned_mode == "asymmetric" ? T(0) : T(-0.5);
-    std::vector<Sample<T>> samples;
     for (int64_t k = 0; k < R; ++k) {
         const int64_t b = batch[size_t(k)];
         if (b < 0 || b >= N)
@@ -95,35 +96,35 @@ void roi_align(const Node& n, const RoiAlignAttrs& a, const Tensor& data, const 
             roi_h = std::max(roi_h, T(1));
         }
         const T bin_w = roi_w / T(PW), bin_h = roi_h / T(PH);
-        const int64_t grid_w = a.sampling_ratio ? a.sampling_ratio : static_cast<int64_t>(std::ceil(bin_w));
-        const int64_t grid_h = a.sampling_ratio ? a.sampling_ratio : static_cast<int64_t>(std::ceil(bin_h));
+        const int64_t grid_w = a.sampling_ratio ? a.sampling_ratio : saturate_cast<int64_t>(std::ceil(bin_w));
+        const int64_t grid_h = a.sampling_ratio ? a.sampling_ratio : saturate_cast<int64_t>(std::ceil(bin_h));
         if (grid_w < 0 || grid_h < 0)
             throw Error("ROI " + std::to_string(k) + " has a negative extent", n.describe(),
                         "with aligned_mode other than asymmetric, x2 >= x1 and y2 >= y1 are required");
+        // A huge box sampled adaptively (sampling_ratio 0) makes a huge grid: charged before it is built.
+        EvalBudget::charge_operations(saturating_product({PH, PW, grid_h, grid_w, std::max<int64_t>(C, 1)}),
+                                      "the RoiAlign samples");
         const int64_t count = grid_w * grid_h;
         const T step_w = bin_w / T(grid_w), step_h = bin_h / T(grid_h);
-        // The samples are the same for every channel.
-        samples.clear();
-        for (int64_t ph = 0; ph < PH; ++ph)
-            for (int64_t pw = 0; pw < PW; ++pw)
-                for (int64_t iy = 0; iy < grid_h; ++iy) {
-                    const T y = y1 + T(ph) * bin_h + step_h * (T(iy) + T(0.5));
-                    for (int64_t ix = 0; ix < grid_w; ++ix)
-                        samples.push_back(bilinear_sample(y, x1 + T(pw) * bin_w + step_w * (T(ix) + T(0.5)), H, W));
-                }
+        if (H == 0 || W == 0) continue;  // no sample: the bins keep allocate()'s zeros
+        // Samples are computed where they are used, not stored: a grid may be larger than memory.
         for (int64_t c = 0; c < C; ++c) {
             const T* plane = d + (b * C + c) * H * W;
-            const Sample<T>* s = samples.data();
-            for (int64_t bin = 0; bin < PH * PW; ++bin) {
-                T pooled = 0;
-                for (int64_t i = 0; i < count; ++i, ++s) {
-                    const T v = s->w[0] * plane[s->at[0]] + s->w[1] * plane[s->at[1]] + s->w[2] * plane[s->at[2]] +
-                                s->w[3] * plane[s->at[3]];
-                    if (a.max_mode) pooled = std::max(pooled, v);
-                    else pooled += v / T(count);
+            for (int64_t ph = 0; ph < PH; ++ph)
+                for (int64_t pw = 0; pw < PW; ++pw) {
+                    T pooled = 0;
+                    for (int64_t iy = 0; iy < grid_h; ++iy) {
+                        const T y = y1 + T(ph) * bin_h + step_h * (T(iy) + T(0.5));
+                        for (int64_t ix = 0; ix < grid_w; ++ix) {
+                            const Sample<T> s = bilinear_sample(y, x1 + T(pw) * bin_w + step_w * (T(ix) + T(0.5)), H, W);
+                            const T v = s.w[0] * plane[s.at[0]] + s.w[1] * plane[s.at[1]] + s.w[2] * plane[s.at[2]] +
+                                        s.w[3] * plane[s.at[3]];
+                            if (a.max_mode) pooled = std::max(pooled, v);
+                            else pooled += v / T(count);
+                        }
+                    }
+                    o[(k * C + c) * PH * PW + ph * PW + pw] = pooled;
                 }
-                o[(k * C + c) * PH * PW + bin] = pooled;
-            }
         }
     }
 }

@@ -465,6 +465,14 @@ RangeParams range_params(const Node& n, ElementType out, double start, double st
     return {start, stop, step};
 }
 
+// An integer range's length, exact: the bounds are read as int64, not through a double, which
+// holds integers exactly only up to 2^53.
+int64_t integer_range_length(int64_t start, int64_t stop, int64_t step) {
+    const __int128 span = __int128{stop} - start;
+    if (step > 0) return span > 0 ? fit_int64((span + step - 1) / step, "the range's length") : 0;
+    return span < 0 ? fit_int64((span + step + 1) / step, "the range's length") : 0;
+}
+
 int64_t range_length(const Node& n, const RangeParams& p) {
     const double count = std::ceil((p.stop - p.start) / p.step);  // infinite when stop - start is
     if (!(count < 0x1p63)) fail(n, "the range has more elements than int64 counts");
@@ -487,7 +495,8 @@ void infer_range(InferContext& c) {
     const Tensor *start = c.in_value(0), *stop = c.in_value(1), *step = c.in_value(2);
     if (start && stop && step && start->size() == 1 && stop->size() == 1 && step->size() == 1) {
         auto p = range_params(c.node, t, start->to_f64()[0], stop->to_f64()[0], step->to_f64()[0]);
-        c.set_output(0, t, PartialShape{range_length(c.node, p)});
+        c.set_output(0, t, PartialShape{is_integral(t) ? integer_range_length(start->to_i64()[0], stop->to_i64()[0], step->to_i64()[0])
+                                                       : range_length(c.node, p)});
         return;
     }
     // Range(0, ShapeOf(x)[1], 1) (position ids): the length follows the bounds of stop.
@@ -511,12 +520,12 @@ std::vector<Tensor> eval_range(const Node& n, const std::vector<Tensor>& in) {
     for (size_t i = 0; i < 3; ++i)
         if (in[i].size() != 1) fail(n, "start, stop and step must be scalars");
     auto p = range_params(n, t, in[0].to_f64()[0], in[1].to_f64()[0], in[2].to_f64()[0]);
-    const int64_t len = range_length(n, p);
+    const int64_t start = in[0].to_i64()[0], step = in[2].to_i64()[0];
+    const int64_t len = is_integral(t) ? integer_range_length(start, in[1].to_i64()[0], step) : range_length(n, p);
     if (len > (int64_t{1} << 31)) fail(n, "the range has " + std::to_string(len) + " elements: too many to evaluate");
     if (is_integral(t)) {
-        const auto start = static_cast<int64_t>(p.start), step = static_cast<int64_t>(p.step);
         std::vector<int64_t> v(static_cast<size_t>(len));
-        for (int64_t i = 0; i < len; ++i) v[i] = start + i * step;
+        for (int64_t i = 0; i < len; ++i) v[i] = static_cast<int64_t>(start + __int128{i} * step);  // within [start, stop)
         return {Tensor::from_vector<int64_t>(v, {len}).convert(t)};
     }
     std::vector<double> v(static_cast<size_t>(len));

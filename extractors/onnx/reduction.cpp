@@ -1,4 +1,5 @@
-// Reductions (axes attribute, or input from ReduceSum-13), ArgMax/ArgMin, TopK, CumSum.
+// Reductions (axes attribute, or input from ReduceSum-13 and every reduction from opset 18),
+// ArgMax/ArgMin, TopK, CumSum.
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
@@ -6,10 +7,12 @@ namespace mo {
 
 namespace {
 
-// The axes input of a reduction: from the attribute (or input for ReduceSum-13); all axes
-// when absent. Returns false when the op is a no-op (noop_with_empty_axes).
+// The axes input of a reduction: from the attribute (or input for ReduceSum-13 and, from opset
+// 18, every reduction); all axes when absent. Returns false when the op is a no-op
+// (noop_with_empty_axes).
 bool reduction_axes(ExtractContext& c, OutPort& axes) {
-    bool axes_is_input = c.node().framework().type == "ReduceSum" && c.opset() >= 13;
+    const std::string& type = c.node().framework().type;
+    const bool axes_is_input = (type == "ReduceSum" && c.opset() >= 13) || c.opset() >= 18;
     if (axes_is_input && c.has_input(1)) {
         // An empty axes tensor means "all axes" (or a no-op): decide it here, since OpenVINO
         // reduces nothing over empty axes. That needs the length known at conversion time.
@@ -17,7 +20,7 @@ bool reduction_axes(ExtractContext& c, OutPort& axes) {
         const PartialShape& s = c.input(1).shape();
         const bool empty = v ? v->size() == 0 : s.is_static() && shape_size(s.to_shape()) == 0;
         if (!v && !s.is_static())
-            c.fail("ReduceSum axes computed at run time with a length unknown at conversion time are not supported",
+            c.fail(type + " axes computed at run time with a length unknown at conversion time are not supported",
                    "give the axes input a static shape (or a constant value)");
         if (!empty) {
             axes = c.input(1);

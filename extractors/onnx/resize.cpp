@@ -60,6 +60,11 @@ void resize(ExtractContext& c) {
     std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
     if (coord == "tf_crop_and_resize") c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
     if (c.i("exclude_outside", 0)) c.unsupported("exclude_outside=1");
+    // Resize-18's additions, unless at their defaults.
+    if (c.i("antialias", 0)) c.unsupported("antialias=1");
+    if (c.has("axes")) c.unsupported("the axes attribute");
+    if (const std::string policy = c.s("keep_aspect_ratio_policy", "stretch"); policy != "stretch")
+        c.unsupported("keep_aspect_ratio_policy '" + policy + "'");
     bool sizes = given(c, 3);
     if (!sizes && !given(c, 2)) c.fail("needs scales or sizes", "fix the model");
     if (coord == "align_corners" && !sizes) check_align_corners_scales(c);

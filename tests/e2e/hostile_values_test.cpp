@@ -282,6 +282,83 @@ TEST(HostileValues, SplitToSequenceIntoATrillionElements) {
     expect_refused(m, "split_to_sequence_huge", {"SplitToSequence into 1099511627776 elements (at most 65536)"});
 }
 
+// ---- evaluations of constants (found by auditing the ops' evals) --------------------------------
+
+// y = x + op(constants): the folded value, read back from the IR for x = 0.
+std::vector<double> folded(test::OnnxModelBuilder& m, const std::string& name) {
+    auto ir = convert_model(m, name);
+    return evaluate(*ir, {Tensor::from_vector<float>({0.f}, {1})}).at(0).to_f64();
+}
+
+// The element count was cast to the data type: 256 became 0 for uint8 (SIGFPE), 200 became -56
+// for int8 (a mean of -1). 255 ones and a zero average 255 / 256, truncated to 0.
+TEST(HostileValues, IntegerMeanOfMoreElementsThanTheTypeCounts) {
+    for (const auto& [type, values] : {std::pair{onnx::TensorProto::UINT8, std::vector<uint8_t>(255, 1)},
+                                       std::pair{onnx::TensorProto::INT8, std::vector<uint8_t>(100, 1)}}) {
+        std::vector<uint8_t> data = values;
+        data.resize(type == onnx::TensorProto::UINT8 ? 256 : 200, 0);
+        test::OnnxModelBuilder m(13);
+        m.input("x", {1});
+        m.initializer(test::int_tensor<uint8_t>("data", type, data, {static_cast<int64_t>(data.size())}));
+        m.node("ReduceMean", {"data"}, {"mean"}, {{"keepdims", 0}});
+        m.node("Cast", {"mean"}, {"mean_f"}, {{"to", 1}});
+        m.node("Add", {"x", "mean_f"}, {"y"});
+        m.output("y");
+        EXPECT_EQ(folded(m, "integer_mean"), std::vector<double>{0}) << data.size() << " elements";
+    }
+}
+
+// An empty spatial axis has nothing to reflect (the period was 0: SIGFPE); its taps are zeros.
+TEST(HostileValues, GridSampleOfAnEmptyAxis) {
+    test::OnnxModelBuilder m(16);
+    m.input("x", {1});
+    m.initializer("map", {}, {1, 1, 0, 2});
+    m.initializer("grid", {0, 0}, {1, 1, 1, 2});
+    m.node("GridSample", {"map", "grid"}, {"sampled"}, {{"padding_mode", "reflection"}});
+    m.node("Reshape", {"sampled", "one"}, {"flat"});
+    m.initializer_i64("one", {1}, {1});
+    m.node("Add", {"x", "flat"}, {"y"});
+    m.output("y");
+    EXPECT_EQ(folded(m, "grid_sample_empty"), std::vector<double>{0});
+}
+
+// An empty feature map: the clamped sample index was H - 1 = -1 (a read 10^8 elements before
+// the buffer: SIGSEGV). No sample, so the pooled value is 0.
+TEST(HostileValues, RoiAlignOfAnEmptyMap) {
+    test::OnnxModelBuilder m(16);
+    m.input("x", {1});
+    m.initializer("map", {}, {1, 1, 0, 100000000});
+    m.initializer("rois", {-1, -1, -1, -1}, {1, 4});
+    m.initializer_i64("batch", {0}, {1});
+    m.node("RoiAlign", {"map", "rois", "batch"}, {"pooled"},
+           {{"output_height", 1}, {"output_width", 1}, {"sampling_ratio", 1}});
+    m.initializer_i64("one", {1}, {1});
+    m.node("Reshape", {"pooled", "one"}, {"flat"});
+    m.node("Add", {"x", "flat"}, {"y"});
+    m.output("y");
+    EXPECT_EQ(folded(m, "roi_align_empty"), std::vector<double>{0});
+}
+
+// int64 bounds went through a double: Range(2^53 + 1, 2^53 + 3, 1) had 4 elements from 2^53, and
+// Range(INT64_MAX, 0, -2^62) started at INT64_MIN.
+TEST(HostileValues, Int64RangesAreExact) {
+    const int64_t big = (int64_t{1} << 53) + 1, quarter = int64_t{1} << 62;
+    for (const auto& [start, stop, step, want] :
+         {std::tuple{big, big + 2, int64_t{1}, std::vector<int64_t>{big, big + 1}},
+          std::tuple{kMax, int64_t{0}, -quarter, std::vector<int64_t>{kMax, kMax - quarter}}}) {
+        test::OnnxModelBuilder m(13);
+        m.input("x", {1}, onnx::TensorProto::INT64);
+        m.initializer_i64("start", {start}, {});
+        m.initializer_i64("limit", {stop}, {});
+        m.initializer_i64("delta", {step}, {});
+        m.node("Range", {"start", "limit", "delta"}, {"r"});
+        m.node("Add", {"x", "r"}, {"y"});
+        m.output("y", onnx::TensorProto::INT64);
+        auto ir = convert_model(m, "range_int64");
+        EXPECT_EQ(evaluate(*ir, {Tensor::from_vector<int64_t>({0}, {1})}).at(0).to_i64(), want) << start;
+    }
+}
+
 // ---- outputs the op does not have ------------------------------------------------------------
 
 // Found by field surgery on tests/e2e/data models (a Shape, a SkipLayerNormalization): a

@@ -260,6 +260,30 @@ TEST(ResourceLimits, FoldingStopsAtItsWorkBudget) {
              m.node("ReduceSum", {"selected_f"}, {"big"}, {{"keepdims", 0}});
              m.node("Add", {"x", "big"}, {"y"});
          }},
+        // Found by auditing the evals: these three folded for minutes, or took 6 GB (RoiAlign).
+        {"MatMul", [](test::OnnxModelBuilder& m) {  // a Gemm, lowered to MatMul: 1100^3 multiply-adds
+             m.initializer_i64("shape", {1100, 1100}, {2});
+             m.node("ConstantOfShape", {"shape"}, {"fill"});
+             m.node("Gemm", {"fill", "fill"}, {"product"});
+             m.node("ReduceSum", {"product"}, {"big"}, {{"keepdims", 0}});
+             m.node("Add", {"x", "big"}, {"y"});
+         }},
+        {"LRN", [](test::OnnxModelBuilder& m) {  // 200,000 channels, each summing a window of all of them
+             m.initializer_i64("shape", {1, 200000, 1, 1}, {4});
+             m.node("ConstantOfShape", {"shape"}, {"fill"});
+             m.node("LRN", {"fill"}, {"normalized"}, {{"size", 200001}});
+             m.node("ReduceSum", {"normalized"}, {"big"}, {{"keepdims", 0}});
+             m.node("Add", {"x", "big"}, {"y"});
+         }},
+        {"ROIAlign", [](test::OnnxModelBuilder& m) {  // a 10^5 x 10^5 box sampled adaptively: 10^10 samples
+             m.initializer("map", {1, 2, 3, 4}, {1, 1, 2, 2});
+             m.initializer("rois", {0, 0, 1e5f, 1e5f}, {1, 4});
+             m.initializer_i64("batch", {0}, {1});
+             m.node("RoiAlign", {"map", "rois", "batch"}, {"pooled"},
+                    {{"output_height", 1}, {"output_width", 1}, {"sampling_ratio", 0}});
+             m.node("ReduceSum", {"pooled"}, {"big"}, {{"keepdims", 0}});
+             m.node("Add", {"x", "big"}, {"y"});
+         }},
     };
     static_assert(int64_t{1100} * 1100 * 1100 > kMaxFoldedOperations);
     static_assert((int64_t{65536} * 65536) > kMaxFoldedOperations);

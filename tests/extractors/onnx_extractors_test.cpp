@@ -385,6 +385,31 @@ TEST(OnnxExtract, ReductionAxesFromAttributeOrInput) {
     EXPECT_EQ(const_ints(max, 1), (Ints{0, 1, 2}));  // no axes: all of them
 }
 
+// Opset 18 moved every reduction's axes into an input (ReduceSum's since 13); they were read from
+// the absent attribute, and ReduceMax-18 of [[1, 2], [3, 4]] over axis 1 gave 4 instead of [2, 4].
+TEST(OnnxExtract, Opset18ReductionsTakeTheirAxesFromTheInput) {
+    OnnxModelBuilder m(18);
+    m.initializer("x", {1, 2, 3, 4}, {2, 2});
+    m.initializer_i64("axes", {1}, {1});
+    m.node("ReduceMax", {"x", "axes"}, {"y"}, {{"keepdims", 0}});
+    m.output("y");
+    auto g = convert_onnx(m, "reduce18.onnx");
+    expect_near(evaluate(*g, {}).at(0).to_f64(), {2, 4});
+}
+
+// Resize-18's antialias, axes and keep_aspect_ratio_policy were ignored: refused unless default.
+TEST(OnnxExtract, Resize18AdditionsAreRefusedUnlessDefault) {
+    for (const OnnxAttr& attr : {OnnxAttr("keep_aspect_ratio_policy", "not_larger"), OnnxAttr("antialias", 1),
+                                 OnnxAttr("axes", {2, 3})}) {
+        OnnxModelBuilder m(18);
+        m.input("x", {1, 1, 2, 4});
+        m.initializer_i64("sizes", {1, 1, 4, 4}, {4});
+        m.node("Resize", {"x", "", "", "sizes"}, {"y"}, {attr});
+        m.output("y");
+        EXPECT_NE(extract_error(m, "resize18.onnx").find("not supported"), std::string::npos) << attr.name;
+    }
+}
+
 TEST(OnnxExtract, ResizeChoosesSizesOrScales) {
     OnnxModelBuilder m(13);
     m.input("x", {1, 1, 2, 2});

@@ -127,7 +127,7 @@ void visit_values(const Tensor& unaligned, F&& sink) {
 
 template <typename CT>
 void fill_from(Tensor& out, const std::vector<double>& v) {
-    for (size_t i = 0; i < v.size(); ++i) out.mutable_data<CT>()[i] = static_cast<CT>(v[i]);
+    for (size_t i = 0; i < v.size(); ++i) out.mutable_data<CT>()[i] = saturate_cast<CT>(v[i]);  // NaN, 1e30: defined
 }
 }  // namespace
 

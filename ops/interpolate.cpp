@@ -17,7 +17,7 @@ namespace {
 constexpr float kScaleEpsilon = 1.0e-5f;
 
 int64_t scaled_extent(int64_t extent, float scale) {
-    return static_cast<int64_t>(std::floor(static_cast<float>(extent) * scale + kScaleEpsilon));
+    return saturate_cast<int64_t>(std::floor(static_cast<float>(extent) * scale + kScaleEpsilon));  // a scale of 1e30
 }
 
 bool one_of(const std::string& s, std::initializer_list<const char*> values) {

@@ -314,8 +314,8 @@ void scatter_reduce(T* out, const T* updates, const std::vector<int64_t>& target
         const T u = updates[k];
         switch (r) {
         case Reduction::none: o = u; break;
-        case Reduction::sum: case Reduction::mean: o = is_bool ? T(o || u) : T(o + u); break;
-        case Reduction::prod: o = is_bool ? T(o && u) : T(o * u); break;
+        case Reduction::sum: case Reduction::mean: o = is_bool ? T(o || u) : wrapping_add(o, u); break;
+        case Reduction::prod: o = is_bool ? T(o && u) : wrapping_mul(o, u); break;
         case Reduction::min: o = std::min(o, u); break;
         case Reduction::max: o = std::max(o, u); break;
         }

@@ -359,6 +359,20 @@ TEST(HostileValues, Int64RangesAreExact) {
     }
 }
 
+// A float beyond an integer type's range converted by a plain cast (undefined; INT32_MIN on x86).
+// Folding saturates, as to_i64 does.
+TEST(HostileValues, FloatToIntegerConversionSaturates) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2}, onnx::TensorProto::INT32);
+    m.initializer("big", {1e30f, -1e30f}, {2});
+    m.node("Cast", {"big"}, {"converted"}, {{"to", static_cast<int64_t>(onnx::TensorProto::INT32)}});
+    m.node("Add", {"x", "converted"}, {"y"});
+    m.output("y", onnx::TensorProto::INT32);
+    auto ir = convert_model(m, "cast_saturates");
+    EXPECT_EQ(evaluate(*ir, {Tensor::from_vector<int32_t>({0, 0}, {2})}).at(0).to_i64(),
+              (std::vector<int64_t>{INT32_MAX, INT32_MIN}));
+}
+
 // ---- outputs the op does not have ------------------------------------------------------------
 
 // Found by field surgery on tests/e2e/data models (a Shape, a SkipLayerNormalization): a

@@ -11,6 +11,39 @@ NodePredicate consumers(size_t n) {
     return [n](const Node& node) { return node.output_count() > 0 && node.out(0).target_count() == n; };
 }
 
+namespace {
+
+// Whether broadcasting `c` against `others` leaves `others` as it is: no more dims, and each of
+// c's dims 1 or the same static dim.
+bool broadcasts_into(const Shape& c, const PartialShape& others) {
+    if (!others.rank_is_static()) return c.empty();
+    if (c.size() > others.rank()) return false;
+    const size_t offset = others.rank() - c.size();
+    for (size_t i = 0; i < c.size(); ++i)
+        if (c[i] != 1 && others[offset + i] != Dimension(c[i])) return false;
+    return true;
+}
+
+// Whether every consumer of the known value `t` (output 0 of a node) would compute the same
+// output shape without it: its shape broadcasts into that of the consumer's other inputs.
+bool leaves_consumer_shapes(const Node& node, const Tensor& t) {
+    for (const InPort& target : node.out(0).targets()) {
+        const Node consumer = target.node();
+        PartialShape others;  // a scalar: what the broadcast starts from
+        try {
+            for (size_t i = 0; i < consumer.input_count(); ++i)
+                if (i != target.index() && consumer.in(i).connected())
+                    others = broadcast_numpy(others, consumer.in(i).shape());
+        } catch (const Error&) {
+            return false;
+        }
+        if (!broadcasts_into(t.shape(), others)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 NodePredicate const_value(double value, double tolerance) {
     return [value, tolerance](const Node& node) {
         const Tensor* t = node.output_count() > 0 ? node.out(0).value() : nullptr;
@@ -18,7 +51,14 @@ NodePredicate const_value(double value, double tolerance) {
         const double bound = tolerance * std::max(1.0, std::abs(value));
         for (double v : t->to_f64())
             if (!(std::abs(v - value) <= bound)) return false;
-        return true;
+        return leaves_consumer_shapes(node, *t);
+    };
+}
+
+NodePredicate scalar_constant() {
+    return [](const Node& node) {
+        const Tensor* t = node.output_count() > 0 ? node.out(0).value() : nullptr;
+        return t && t->size() == 1 && leaves_consumer_shapes(node, *t);
     };
 }
 

@@ -32,8 +32,14 @@ using NodePredicate = std::function<bool(const Node&)>;
 // only when nothing outside the pattern uses it.
 MO_API NodePredicate consumers(size_t n);
 // Output 0 has a known value (a Constant, or anything folded) whose every element is within
-// `tolerance` of `value` (relative to |value|, absolute below 1).
+// `tolerance` of `value` (relative to |value|, absolute below 1), and which changes the output
+// shape of none of its consumers (its shape broadcasts into that of their other inputs): a
+// fusion may then drop it as the scalar `value`. For constants read elementwise.
 MO_API NodePredicate const_value(double value, double tolerance = 1e-6);
+// Output 0 has a known value of one element which, like const_value's, changes the output shape
+// of none of its consumers: a scalar parameter a fusion may move into an attribute or a rank-0
+// input.
+MO_API NodePredicate scalar_constant();
 // Output 0 has a known value.
 MO_API NodePredicate is_constant();
 // Output 0 has a static rank r.

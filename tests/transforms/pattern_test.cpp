@@ -69,6 +69,50 @@ TEST(Pattern, PredicatesAndConsumers) {
     EXPECT_FALSE(match_pattern(plus(3.1), add.node()));
 }
 
+TEST(Pattern, ConstantsMatchByValueOnlyWhenTheyLeaveTheOutputShape) {
+    // x + c matched as "x + 3": c may be dropped only if it does not broadcast x to another shape.
+    auto plus3 = [] {
+        Pattern p("add");
+        p.node("x").node("c", {}, {const_value(3.0)}).node("add", {"Add"});
+        p.edge("x", "add", 0).edge("c", "add", 1);
+        return p;
+    };
+    auto scalar_c = [] {
+        Pattern p("add");
+        p.node("x").node("c", {}, {scalar_constant()}).node("add", {"Add"});
+        p.edge("x", "add", 0).edge("c", "add", 1);
+        return p;
+    };
+    struct Case {
+        PartialShape x;
+        Shape c;
+        bool value_match, scalar_match;
+    };
+    const std::vector<Case> cases{
+        {PartialShape{2, 3}, {}, true, true},          // the usual scalar
+        {PartialShape{2, 3}, {1}, true, true},         // and [1]
+        {PartialShape{2, 3}, {1, 1}, true, true},      // same rank
+        {PartialShape{2, 3}, {3}, true, false},        // repeated along an existing axis
+        {PartialShape{3}, {2, 3}, false, false},       // broadcasts x to [2, 3]
+        {PartialShape{3}, {1, 1, 1}, false, false},    // raises the rank
+        {PartialShape{}, {1}, false, false},           // a scalar x becomes [1]
+        {PartialShape{Dimension(), 2}, {2, 1}, false, false},  // the dynamic dim may be 1
+        {PartialShape::dynamic_rank(), {1}, false, false},
+        {PartialShape::dynamic_rank(), {}, true, true},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE("x [" + c.x.to_string() + "], c of " + std::to_string(c.c.size()) + " dims");
+        TestGraph t;
+        auto x = t.input(ElementType::f32, c.x, "x");
+        auto add = t.op("Add", {x, t.constant<float>(std::vector<float>(static_cast<size_t>(shape_size(c.c)), 3.f), c.c, "c")},
+                        {}, "add");
+        t.output(add, "y");
+        test::infer(t.graph());
+        EXPECT_EQ(match_pattern(plus3(), add.node()).has_value(), c.value_match);
+        EXPECT_EQ(match_pattern(scalar_c(), add.node()).has_value(), c.scalar_match);
+    }
+}
+
 TEST(Pattern, BranchesOverConsumersToFindTheMatchingOne) {
     // x feeds Relu first and Sigmoid second; the pattern walks from x's side to the sigmoid.
     TestGraph t;

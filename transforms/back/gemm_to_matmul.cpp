@@ -15,6 +15,17 @@ Node scalar_constant(Graph& g, const std::string& name, ElementType type, double
     return g.add_constant(name, Tensor::scalar<double>(value).convert(type));
 }
 
+// An integral Gemm multiplies by alpha / beta as values of its type: one that type cannot hold
+// exactly (0.5 would become 0) is refused rather than silently changing the result.
+void check_coefficient(const char* what, double value, ElementType type) {
+    if (!is_integral(type) || Tensor::scalar<double>(value).convert(type).to_f64().at(0) == value) return;
+    throw Error(detail::concat("integer Gemm (", ir_name(type), ") with a fractional or out-of-range ", what, " (",
+                               value, ") is not supported"),
+                {},  // the pass driver names the node
+                detail::concat("use a whole-number ", what, " that fits in ", ir_name(type),
+                               ", or compute the Gemm in a float type"));
+}
+
 }  // namespace
 
 bool GemmToMatMul::apply(Node gemm, const TransformContext&) {
@@ -23,6 +34,9 @@ bool GemmToMatMul::apply(Node gemm, const TransformContext&) {
     const std::string& name = gemm.name();
     const ElementType type = gemm.out(0).type();
     if (type == ElementType::dynamic) return false;  // constants below need the element type
+    const bool has_c = gemm.input_count() > 2 && gemm.in(2).connected() && beta != 0.0;
+    if (alpha != 1.0) check_coefficient("alpha", alpha, type);
+    if (has_c && beta != 1.0) check_coefficient("beta", beta, type);
 
     OutPort a = gemm.in(0).src(), b = gemm.in(1).src();
     bool alpha_done = alpha == 1.0;
@@ -36,7 +50,6 @@ bool GemmToMatMul::apply(Node gemm, const TransformContext&) {
     if (!alpha_done)
         last = g.add_op("Multiply", name + "/alpha", {last.out(0), scalar_constant(g, name + "/alpha_value", type, alpha).out(0)});
 
-    const bool has_c = gemm.input_count() > 2 && gemm.in(2).connected() && beta != 0.0;
     if (has_c) {
         OutPort c = gemm.in(2).src();
         if (beta != 1.0) {

@@ -226,7 +226,7 @@ std::vector<Pattern> SwishFusion::patterns() const {
     unary(plain, "sigmoid", "Sigmoid", "x");
     binary(plain, "out", "Multiply", "x", "sigmoid", true);
     Pattern with_beta("out");  // x * sigmoid(x * beta)
-    with_beta.node("x").any_output("x").node("beta", {}, {is_constant()});
+    with_beta.node("x").any_output("x").node("beta", {}, {scalar_constant()});
     binary(with_beta, "scaled", "Multiply", "x", "beta");
     unary(with_beta, "sigmoid", "Sigmoid", "scaled");
     binary(with_beta, "out", "Multiply", "x", "sigmoid", true);
@@ -240,7 +240,7 @@ bool SwishFusion::apply(const PatternMatch& m, const TransformContext&) {
     std::vector<OutPort> inputs{x};
     if (m.nodes().count("beta")) {
         const Tensor& beta = *m["beta"].out(0).value();
-        if (beta.size() != 1 || beta.type() != x.type()) return false;  // Swish takes one beta
+        if (beta.type() != x.type()) return false;
         inputs.push_back(g.add_constant(m["out"].name() + "/beta", beta.reshaped({})).out(0));
     }
     Node swish = g.add_op("Swish", m["out"].name() + "/swish", inputs);

@@ -7,9 +7,10 @@
 //   SoftPlus: log(exp(x) + 1)                                         -> SoftPlus(x)
 //   Mish:     x * tanh(SoftPlus(x))                                   -> Mish(x)
 // Each form is matched in the operand orders exporters produce (commutative Add / Multiply,
-// Divide by c or Multiply by 1/c). Constants must equal the formula's within 1e-5 relative, and
-// every intermediate tensor must have no consumer outside the pattern. The fused op takes the
-// last node's name and tensor names; the absorbed nodes' names are kept as fused names.
+// Divide by c or Multiply by 1/c). Constants must equal the formula's within 1e-5 relative and
+// must not broadcast the result to another shape (const_value), and every intermediate tensor
+// must have no consumer outside the pattern. The fused op takes the last node's name and tensor
+// names; the absorbed nodes' names are kept as fused names.
 #pragma once
 
 #include "transforms/pattern.hpp"

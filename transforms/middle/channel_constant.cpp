@@ -1,5 +1,7 @@
 #include "transforms/middle/channel_constant.hpp"
 
+#include "core/error.hpp"
+
 namespace mo {
 
 std::optional<ConvChannels> conv_channels(const Node& conv) {
@@ -9,11 +11,15 @@ std::optional<ConvChannels> conv_channels(const Node& conv) {
     if (!weights || !is_float(weights->type())) return std::nullopt;
     const Shape& ws = weights->shape();
     if (ws.size() < (grouped ? 4u : 3u)) return std::nullopt;
-    return ConvChannels{grouped ? ws[0] * ws[1] : ws[0], grouped ? ws.size() - 1 : ws.size()};
+    const int64_t channels = grouped ? ws[0] * ws[1] : ws[0];
+    if (channels <= 0) return std::nullopt;  // an empty output has nothing to fold into
+    return ConvChannels{channels, grouped ? ws.size() - 1 : ws.size()};
 }
 
 Tensor scale_output_channels(const Tensor& weights, const std::vector<double>& k) {
     auto w = weights.to_f64();
+    MO_ASSERT(!k.empty() && w.size() % k.size() == 0, "cannot scale ", w.size(), " weights by ", k.size(),
+              " channel factors");
     const size_t per_channel_size = w.size() / k.size();
     for (size_t i = 0; i < w.size(); ++i) w[i] *= k[i / per_channel_size];
     return tensor_of(weights.type(), w, weights.shape());

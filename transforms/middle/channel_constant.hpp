@@ -12,14 +12,14 @@ namespace mo {
 
 // The output channels of a Convolution or GroupConvolution, read from its constant weights
 // ([O, I, k...] or [G, O/G, I/G, k...]), and the rank of its output; nullopt when the weights
-// are not a constant of a float type.
+// are not a constant of a float type or there are no output channels.
 struct ConvChannels {
     int64_t channels = 0;
     size_t out_rank = 0;
 };
 std::optional<ConvChannels> conv_channels(const Node& conv);
 
-// Conv weights with output channel c scaled by k[c].
+// Conv weights with output channel c scaled by k[c]; k holds one factor per output channel.
 Tensor scale_output_channels(const Tensor& weights, const std::vector<double>& k);
 
 // `c` broadcast along the channel axis (axis 1) of a rank-`rank` tensor, as `channels`

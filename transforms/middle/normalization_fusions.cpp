@@ -41,7 +41,7 @@ Pattern layer_norm(bool power) {
         p.node("square", {"Multiply"}, {consumers(1)}).edge("centered", "square", 0).edge("centered", "square", 1);
     }
     reduction(p, "variance", "ReduceMean", "square", 1);
-    p.node("eps", {}, {is_constant()});
+    p.node("eps", {}, {scalar_constant()});
     p.node("plus_eps", {"Add"}, {consumers(1)}).commutative("plus_eps").edge("variance", "plus_eps", 0).edge("eps", "plus_eps", 1);
     p.node("std", {"Sqrt"}, {consumers(1)}).edge("plus_eps", "std", 0);
     p.node("out", {"Divide"}).edge("centered", "out", 0).edge("std", "out", 1);
@@ -64,7 +64,6 @@ bool LayerNormFusion::apply(const PatternMatch& m, const TransformContext&) {
     for (size_t i = 0; i < axes.size(); ++i)
         if (axes[i] != rank - static_cast<int64_t>(axes.size() - i)) return false;
     const Tensor& eps = *m["eps"].out(0).value();
-    if (eps.size() != 1) return false;
     Graph& g = x.node().graph();
     OutPort axes_port = g.add_constant(m["out"].name() + "/axes",
                                        Tensor::from_vector<int64_t>(axes, {static_cast<int64_t>(axes.size())})).out(0);

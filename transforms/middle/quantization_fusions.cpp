@@ -1,5 +1,8 @@
 #include "transforms/middle/quantization_fusions.hpp"
 
+#include <cmath>
+#include <optional>
+
 #include "transforms/middle/partial_inference.hpp"
 
 namespace mo {
@@ -42,14 +45,22 @@ bool all_zero(const Tensor& t) {
     return true;
 }
 
+// Whether every scale is positive and finite: a negative one swaps the FakeQuantize bounds.
+bool all_positive(const Tensor& t) {
+    for (double v : t.to_f64())
+        if (!(v > 0 && std::isfinite(v))) return false;
+    return true;
+}
+
 // (bound - zp) * s, computed now by the ops themselves (broadcasting included); the helper
-// nodes are removed again.
-Tensor range(Graph& g, const std::string& name, double bound, const OutPort* zp, const OutPort& s) {
+// nodes are removed again. nullopt when it does not fold (above --max_constant_size).
+std::optional<Tensor> range(Graph& g, const std::string& name, double bound, const OutPort* zp, const OutPort& s) {
     std::vector<Node> temp{g.add_constant(name + "/bound", Tensor::scalar<float>(static_cast<float>(bound)))};
     if (zp) temp.push_back(g.add_op("Subtract", name + "/shifted", {temp.back().out(0), *zp}));
     temp.push_back(g.add_op("Multiply", name + "/scaled", {temp.back().out(0), s}));
     for (const Node& n : temp) PartialInference::infer_node(n);
-    Tensor out = *temp.back().out(0).value();
+    const Tensor* value = temp.back().out(0).value();
+    std::optional<Tensor> out = value ? std::optional<Tensor>(*value) : std::nullopt;
     for (auto it = temp.rbegin(); it != temp.rend(); ++it) g.remove_node(*it);
     return out;
 }
@@ -68,7 +79,7 @@ bool QuantizeDequantizeToFakeQuantize::apply(const PatternMatch& m, const Transf
     if (m["f"].attr<ElementType>("destination_type") != ElementType::f32 || m["f"].rt_info().count(kDecompression))
         return false;
     const Tensor &s1 = *m["s1"].out(0).value(), &s2 = *m["s2"].out(0).value();
-    if (!same_values(s1, s2)) return false;
+    if (!same_values(s1, s2) || !all_positive(s1)) return false;
     const bool has1 = m.nodes().count("zp1") > 0, has2 = m.nodes().count("zp2") > 0;
     const Tensor* zp1 = has1 ? m["zp1"].out(0).value() : nullptr;
     const Tensor* zp2 = has2 ? m["zp2"].out(0).value() : nullptr;
@@ -80,8 +91,11 @@ bool QuantizeDequantizeToFakeQuantize::apply(const PatternMatch& m, const Transf
     Graph& g = x.node().graph();
     const std::string name = m["dq"].name();
     const OutPort zp = has1 ? m.out("zp1") : OutPort();
-    Node low = g.add_constant(name + "/low", range(g, name + "/low", lo, has1 ? &zp : nullptr, m.out("s1")));
-    Node high = g.add_constant(name + "/high", range(g, name + "/high", hi, has1 ? &zp : nullptr, m.out("s1")));
+    std::optional<Tensor> low_value = range(g, name + "/low", lo, has1 ? &zp : nullptr, m.out("s1"));
+    std::optional<Tensor> high_value = range(g, name + "/high", hi, has1 ? &zp : nullptr, m.out("s1"));
+    if (!low_value || !high_value) return false;
+    Node low = g.add_constant(name + "/low", std::move(*low_value));
+    Node high = g.add_constant(name + "/high", std::move(*high_value));
     Node fq = g.add_op("FakeQuantize", name + "/fake_quantize", {x, low.out(0), high.out(0), low.out(0), high.out(0)},
                        {{"levels", static_cast<int64_t>(hi - lo + 1)}});
     fuse_match(m, "dq", fq, {"x"});

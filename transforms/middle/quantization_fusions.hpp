@@ -4,7 +4,8 @@
 //   -> Convert(f32) -> [Subtract zp] -> Multiply(s)
 // -> FakeQuantize(x, (lo - zp) * s, (hi - zp) * s, the same, levels = hi - lo + 1), as OpenVINO's
 // ConvertQuantizeDequantize makes it. Per tensor or per channel; the scale and zero point of the
-// two halves must be the same constants. A quantized tensor read by several DequantizeLinears
+// two halves must be the same constants, every scale positive and finite, and the bounds must
+// fold (--max_constant_size). A quantized tensor read by several DequantizeLinears
 // gives one FakeQuantize per reader. The result equals the pair's except where x / s falls
 // on a rounding tie, which FakeQuantize computes as (x - low) / (high - low) * (levels - 1).
 // Weights (DequantizeLinear of constants) keep their decompression form instead.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "transforms/support/transform_test_graph.hpp"
 
 namespace mo {
@@ -82,6 +84,45 @@ TEST(GemmToMatMul, PlainGemmIsJustMatMulAndZeroBetaDropsC) {
     e.output(e.op("MatMul", {ea, eb}, no_transpose, "g1"), "out1");
     e.output(e.op("MatMul", {ea, eb}, no_transpose, "g2"), "out2");
     EXPECT_EQ(test::dump(t.graph()), test::dump(e.graph()));
+}
+
+TEST(GemmToMatMul, IntegralGemmTakesOnlyWholeAlphaAndBeta) {
+    // alpha 0.5 as an i32 would be 0: every output 0. Refused, naming the node.
+    for (auto [alpha, beta, what] : {std::tuple{0.5, 1.0, "alpha"}, std::tuple{1.0, -2.5, "beta"},
+                                     std::tuple{1e20, 1.0, "alpha"}}) {
+        SCOPED_TRACE(what);
+        TestGraph t;
+        auto a = t.input(ElementType::i32, {2, 2}, "a");
+        auto b = t.input(ElementType::i32, {2, 2}, "b");
+        auto c = t.input(ElementType::i32, {2, 2}, "c");
+        t.output(t.op("Gemm", {a, b, c}, gemm_attrs(alpha, beta, false, false), "g"), "out");
+        test::infer(t.graph());
+        GemmToMatMul pass;
+        try {
+            test::run_pass(pass, t.graph());
+            ADD_FAILURE() << "no error";
+        } catch (const Error& e) {
+            EXPECT_NE(e.what_part().find(std::string("integer Gemm (i32) with a fractional or out-of-range ") + what),
+                      std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("'g'"), std::string::npos) << e.what();
+        }
+    }
+    // Whole numbers are exact: alpha 2 and beta -3 as i32 constants; beta unused without C.
+    TestGraph t;
+    auto a = t.input(ElementType::i32, {2, 2}, "a");
+    auto b = t.input(ElementType::i32, {2, 2}, "b");
+    auto c = t.input(ElementType::i32, {2, 2}, "c");
+    t.output(t.op("Gemm", {a, b, c}, gemm_attrs(2, -3, false, false), "g"), "out");
+    t.output(t.op("Gemm", {a, b}, gemm_attrs(2, 0.5, false, false), "g2"), "out2");
+    test::infer(t.graph());
+    std::map<std::string, Tensor> in{{"a", Tensor::from_vector<int32_t>({1, 2, 3, 4}, {2, 2})},
+                                     {"b", Tensor::from_vector<int32_t>({1, 0, 0, 1}, {2, 2})},
+                                     {"c", Tensor::from_vector<int32_t>({1, 1, 1, 1}, {2, 2})}};
+    GemmToMatMul pass;
+    EXPECT_TRUE(test::run_pass(pass, t.graph()));
+    auto out = test::evaluate(t.graph(), in);
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{-1, 1, 3, 5}));
+    EXPECT_EQ(out.at(1).to_f64(), (std::vector<double>{2, 4, 6, 8}));
 }
 
 }  // namespace

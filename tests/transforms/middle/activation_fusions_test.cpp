@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <numbers>
 
 #include "transforms/middle/normalization_fusions.hpp"
@@ -213,15 +215,79 @@ TEST(MishFusion, SoftPlusThenMish) {
     EXPECT_FALSE(test::run_fusion(softplus, near, {{"x", test::ramp({8}, -6.f, 6.f)}}).changed);
 }
 
+// A constant that matches the formula's value but broadcasts the result to a larger shape
+// (the rank up, or along a new axis) is not the formula's scalar: the fused op would give the
+// input's shape. Each case is fused with the constant as [1] and not with `shape`.
+TEST(ActivationFusions, ConstantsThatBroadcastTheOutputStayUnfused) {
+    struct Case {
+        const char* what;
+        Shape x;
+        std::function<void(TestGraph&, OutPort, const Shape&)> build;  // the constant's shape
+        std::function<std::unique_ptr<Transformation>()> pass;
+        Shape shape;
+    };
+    auto c = [](TestGraph& t, float v, const Shape& s, const std::string& name) {
+        return t.constant<float>(std::vector<float>(static_cast<size_t>(shape_size(s)), v), s, name);
+    };
+    const std::vector<Case> cases{
+        {"SoftPlus log(exp(x) + ones[2, 3])", {3},
+         [&](TestGraph& t, OutPort x, const Shape& s) {
+             t.output(t.op("Log", {t.op("Add", {t.op("Exp", {x}, {}, "exp"), c(t, 1.f, s, "one")}, {}, "plus")}, {}, "sp"), "y");
+         },
+         [] { return std::make_unique<SoftPlusFusion>(); }, {2, 3}},
+        {"Gelu with 0.5 of shape [3, 1, 1]", {8},
+         [&](TestGraph& t, OutPort x, const Shape& s) {
+             auto erf = t.op("Erf", {t.op("Divide", {x, scalar(t, 1.4142135f, "sqrt2")}, {}, "div")}, {}, "erf");
+             auto mul = t.op("Multiply", {x, t.op("Add", {erf, scalar(t, 1.f, "one")}, {}, "add")}, {}, "mul");
+             t.output(t.op("Multiply", {mul, c(t, 0.5f, s, "half")}, {}, "gelu"), "y");
+         },
+         [] { return std::make_unique<GeluFusion>(); }, {3, 1, 1}},
+        {"HSigmoid Clip(x + 3 [5, 1, 1], 0, 6) / 6", {4},
+         [&](TestGraph& t, OutPort x, const Shape& s) {
+             auto plus3 = t.op("Add", {x, c(t, 3.f, s, "three")}, {}, "plus3");
+             auto relu6 = t.op("Clip", {plus3, scalar(t, 0.f, "zero"), scalar(t, 6.f, "six")}, {}, "relu6");
+             t.output(t.op("Divide", {relu6, scalar(t, 6.f, "d6")}, {}, "hsig"), "y");
+         },
+         [] { return std::make_unique<HSigmoidFusion>(); }, {5, 1, 1}},
+        {"HSwish x * Clip(x + 3, 0, 6) / 6 [2, 1]", {4},
+         [&](TestGraph& t, OutPort x, const Shape& s) {
+             auto plus3 = t.op("Add", {x, scalar(t, 3.f, "three")}, {}, "plus3");
+             auto relu6 = t.op("Clip", {plus3, scalar(t, 0.f, "zero"), scalar(t, 6.f, "six")}, {}, "relu6");
+             t.output(t.op("Divide", {t.op("Multiply", {x, relu6}, {}, "mul"), c(t, 6.f, s, "d6")}, {}, "hswish"), "y");
+         },
+         [] { return std::make_unique<HSwishFusion>(); }, {2, 1}},
+        {"Swish with beta of shape [1, 1, 1]", {8},
+         [&](TestGraph& t, OutPort x, const Shape& s) {
+             auto bx = t.op("Multiply", {x, c(t, 1.702f, s, "beta")}, {}, "bx");
+             t.output(t.op("Multiply", {x, t.op("Sigmoid", {bx}, {}, "sig")}, {}, "swish"), "y");
+         },
+         [] { return std::make_unique<SwishFusion>(); }, {1, 1, 1}},
+    };
+    for (const Case& k : cases) {
+        for (bool broadcasting : {false, true}) {
+            SCOPED_TRACE(std::string(k.what) + (broadcasting ? "" : ", constant of shape [1]"));
+            TestGraph t;
+            k.build(t, t.input(ElementType::f32, k.x, "x"), broadcasting ? k.shape : Shape{1});
+            test::infer(t.graph());
+            const std::string before = test::dump(t.graph());
+            auto pass = k.pass();
+            test::FusionOutcome r = test::run_fusion(*pass, t, {{"x", test::ramp(k.x, -4.f, 4.f)}});
+            EXPECT_LE(r.max_abs_diff, 1e-5);
+            EXPECT_EQ(r.changed, !broadcasting);
+            if (broadcasting) EXPECT_EQ(test::dump(t.graph()), before);
+        }
+    }
+}
+
 // PyTorch's nn.LayerNorm(4) at opset 13, without gamma/beta.
-void torch_layer_norm(TestGraph& t, std::vector<int64_t> second_axes = {-1}, float exponent = 2.f) {
+void torch_layer_norm(TestGraph& t, std::vector<int64_t> second_axes = {-1}, float exponent = 2.f, Shape eps_shape = {}) {
     auto x = t.input(ElementType::f32, {2, 3, 4}, "x");
     auto mean = t.op("ReduceMean", {x, t.constant<int64_t>({-1}, {1}, "axes1")}, {{"keep_dims", AttrValue(true)}}, "mean");
     auto centered = t.op("Subtract", {x, mean}, {}, "sub");
     auto square = t.op("Power", {centered, scalar(t, exponent, "two")}, {}, "pow");
     auto var = t.op("ReduceMean", {square, t.constant<int64_t>(second_axes, {static_cast<int64_t>(second_axes.size())}, "axes2")},
                     {{"keep_dims", AttrValue(true)}}, "var");
-    auto std_dev = t.op("Sqrt", {t.op("Add", {var, scalar(t, 1e-5f, "eps")}, {}, "add_eps")}, {}, "sqrt");
+    auto std_dev = t.op("Sqrt", {t.op("Add", {var, t.constant<float>({1e-5f}, eps_shape, "eps")}, {}, "add_eps")}, {}, "sqrt");
     t.output(t.op("Divide", {centered, std_dev}, {}, "ln"), "y");
 }
 
@@ -248,6 +314,12 @@ TEST(LayerNormToMVN, NearMissesStayUnfused) {
     TestGraph cube;  // Pow 3 is no variance
     torch_layer_norm(cube, {-1}, 3.f);
     EXPECT_FALSE(test::run_fusion(pass, cube, {{"x", test::ramp({2, 3, 4}, -3.f, 5.f)}}).changed);
+    TestGraph eps_rank;  // an eps of shape [1, 1, 1, 1] makes the output rank 4: MVN's is 3
+    torch_layer_norm(eps_rank, {-1}, 2.f, {1, 1, 1, 1});
+    EXPECT_FALSE(test::run_fusion(pass, eps_rank, {{"x", test::ramp({2, 3, 4}, -3.f, 5.f)}}).changed);
+    TestGraph eps_1;  // [1] is as good as a scalar
+    torch_layer_norm(eps_1, {-1}, 2.f, {1});
+    EXPECT_TRUE(test::run_fusion(pass, eps_1, {{"x", test::ramp({2, 3, 4}, -3.f, 5.f)}}).changed);
 }
 
 TEST(SoftmaxFusion, DecomposedSoftmaxBecomesSoftmax) {

@@ -129,6 +129,14 @@ TEST(FuseBatchNormIntoConvolution, NegativeCases) {
         auto x = t.input(ElementType::f32, {1, 2, 2, 2}, "x");
         t.output(batch_norm(t, t.op("Relu", {x}, {}, "relu"), bn_constants(t)), "out");
     });
+    // a conv without output channels (W [0, 3, 1, 1]) and a BN over those zero channels
+    unchanged([](TestGraph& t) {
+        auto x = t.input(ElementType::f32, {1, 3, 2, 2}, "x");
+        auto conv = t.op("Convolution", {x, t.constant<float>({}, {0, 3, 1, 1}, "w")}, test::conv2d_attrs(), "conv");
+        BnConstants c{t.constant<float>({}, {0}, "scale"), t.constant<float>({}, {0}, "beta"),
+                      t.constant<float>({}, {0}, "mean"), t.constant<float>({}, {0}, "var")};
+        t.output(batch_norm(t, conv, c), "out");
+    });
 }
 
 TEST(BatchNormToBatchNormInference, ReplacesWithOpset5) {

@@ -75,6 +75,19 @@ TEST(ConvolutionMultiplyFusion, NearMissesStayUnfused) {
     }
 }
 
+TEST(ConvolutionMultiplyFusion, ConvolutionWithoutOutputChannelsStaysUnfused) {
+    // W [0, 3, 1, 1]: a scalar scale has no channel to go to (and used to divide by zero).
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {1, 3, 2, 2}, "x");
+    auto conv = t.op("Convolution", {x, t.constant<float>({}, {0, 3, 1, 1}, "w")}, test::conv2d_attrs(), "conv");
+    t.output(t.op("Multiply", {conv, t.constant<float>({2}, {}, "two")}, {}, "scale"), "out");
+    test::infer(t.graph());
+    const std::string before = test::dump(t.graph());
+    ConvolutionMultiplyFusion pass;
+    EXPECT_FALSE(test::run_pass(pass, t.graph()));
+    EXPECT_EQ(test::dump(t.graph()), before);
+}
+
 TEST(ConstantChainMerge, AddsAndMultipliesMergeWithBroadcast) {
     TestGraph t;
     auto x = t.input(ElementType::f32, {2, 3}, "x");

@@ -45,7 +45,15 @@ bool iequals(std::string_view a, std::string_view b) {
 }  // namespace
 
 size_t bit_width(ElementType t) { return info(t).bits; }
-size_t byte_size(ElementType t, size_t count) { return (count * bit_width(t) + 7) / 8; }
+size_t byte_size(ElementType t, size_t count) {
+    // shape_size bounds the count, not count x bits: 2^59 f32 elements wrapped to a few bytes,
+    // which a 4-byte buffer then passed for.
+    const size_t bits = bit_width(t);
+    if (bits && count > (SIZE_MAX - 7) / bits)
+        throw Error(std::to_string(count) + " elements of " + std::string(ir_name(t)) + " have more bytes than 64 bits count",
+                    "", "the model's dimensions are corrupt or hostile");
+    return (count * bits + 7) / 8;
+}
 
 bool is_float(ElementType t) {
     return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 || t == ElementType::f64;

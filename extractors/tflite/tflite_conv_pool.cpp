@@ -60,6 +60,9 @@ void depthwise_conv_2d(ExtractContext& c) {
     if (channels == 0) {
         const int64_t m = c.i("depth_multiplier", 1);
         if (m < 1) c.fail("depth_multiplier must be positive");
+        if (out % m != 0)
+            c.fail("depth_multiplier " + std::to_string(m) + " does not divide the filter's " + std::to_string(out) +
+                   " channels");
         channels = out / m;
     }
     if (channels < 1 || out % channels != 0) c.fail("the filter's channels are not a multiple of the input's");

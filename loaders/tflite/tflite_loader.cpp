@@ -252,7 +252,9 @@ private:
         fw.type = name && *name ? name : "BUILTIN_" + std::to_string(builtin);
         const auto options_type = static_cast<uint8_t>(op.builtin_options_type());
         const flatbuffers::TypeTable* table = nullptr;
-        if (options_type > 0 && options_type <= tflite::BuiltinOptionsTypeTable()->num_elems)
+        // num_elems counts NONE too: type_refs has num_elems - 1 entries (the verifier lets an
+        // unknown union type through).
+        if (options_type > 0 && options_type < tflite::BuiltinOptionsTypeTable()->num_elems)
             table = tflite::BuiltinOptionsTypeTable()->type_refs[options_type - 1]();
         fw.attributes = tflite_attributes(static_cast<const flatbuffers::Table*>(op.builtin_options()), table);
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/element_type.hpp"
 #include "core/error.hpp"
 
 namespace mo {
@@ -30,6 +31,25 @@ TEST(Shape, DimensionArithmetic) {
     EXPECT_EQ((Dimension(2, 4) * Dimension()).to_string(), "?");
     EXPECT_EQ(normalize_axis(-1, 4), 3);
     EXPECT_THROW(normalize_axis(4, 4), Error);
+}
+
+// Dims come from the model: a product or sum beyond int64 is an error for a lower bound, and no
+// bound for an upper one.
+TEST(Shape, DimensionArithmeticThatOverflowsIsCaught) {
+    const int64_t big = int64_t{1} << 62;
+    EXPECT_THROW(Dimension(3) * Dimension(big), Error);
+    EXPECT_THROW(Dimension(big) + Dimension(big) + Dimension(big), Error);
+    EXPECT_EQ((Dimension(1, big) * Dimension(1, 4)).to_string(), "1..");
+    EXPECT_EQ((Dimension(1, big - 1) * Dimension(1, 2)).to_string(), "1..9223372036854775806");
+}
+
+// shape_size bounds the element count; byte_size bounds count x bits (2^59 f32 elements wrapped
+// to a few bytes).
+TEST(Shape, ByteSizesBeyond64BitsAreErrors) {
+    EXPECT_EQ(byte_size(ElementType::f32, 3), 12u);
+    EXPECT_EQ(byte_size(ElementType::u4, 3), 2u);
+    EXPECT_THROW(byte_size(ElementType::f32, (size_t{1} << 59) + 1), Error);
+    EXPECT_THROW(byte_size(ElementType::u8, (size_t{1} << 61) + 4), Error);
 }
 
 }  // namespace

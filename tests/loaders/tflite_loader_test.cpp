@@ -178,5 +178,34 @@ TEST(TfliteLoader, AShapeSignatureDisagreeingWithTheShapeIsAnError) {
     EXPECT_NO_THROW(convert(options));
 }
 
+// Found by a second audit; the files are fuzz regression inputs (made with flatc from edited JSON).
+std::string regression(const std::string& name) {
+    return std::string(MO_SOURCE_DIR) + "/fuzz/regressions/tflite/" + name;
+}
+
+// A constant of 2^59 + 1 f32 elements over a 4-byte buffer: count x 32 bits wrapped to a few
+// bytes, the buffer passed the size check, and compressing the constant read past it (SIGBUS).
+TEST(TfliteLoader, AConstantWhoseByteSizeOverflowsIsAnError) {
+    expect_conversion_error(regression("constant_whose_byte_size_overflows.tflite"),
+                            {"576460752303423489 elements of f32 have more bytes than 64 bits count"});
+}
+
+// builtin_options_type 127, one past the last: the options table was looked up past its end
+// and a null function called (SIGSEGV). An unknown options type is no options; ADD converts.
+TEST(TfliteLoader, AnOptionsTypePastTheLastIsNoOptions) {
+    test::ScratchDir out{"tflite_options_type"};
+    ConversionOptions options;
+    options.input_model = regression("builtin_options_type_past_the_last.tflite");
+    options.output_dir = out.path().string();
+    EXPECT_NO_THROW(convert(options));
+}
+
+// A 6-channel depthwise filter with depth_multiplier 4 over an input of unknown channels became
+// one group of 6 (6 / 4 = 1): the model is inconsistent.
+TEST(TfliteLoader, ADepthMultiplierThatDoesNotDivideTheFilterIsAnError) {
+    expect_conversion_error(regression("depthwise_multiplier_not_dividing_the_filter.tflite"),
+                            {"depth_multiplier 4 does not divide the filter's 6 channels"});
+}
+
 }  // namespace
 }  // namespace mo

@@ -14,7 +14,11 @@ using tf_family::kToNhwc;
 using tf_family::transpose;
 
 // Padding: SAME (0) pads like OpenVINO's same_upper (the odd pixel at the end), VALID (1) not at all.
-std::string auto_pad(ExtractContext& c) { return c.i("padding", 0) == 0 ? "same_upper" : "valid"; }
+std::string auto_pad(ExtractContext& c) {
+    const int64_t padding = c.i("padding", 0);
+    if (padding != 0 && padding != 1) c.fail("padding " + std::to_string(padding) + " is neither SAME (0) nor VALID (1)");
+    return padding == 0 ? "same_upper" : "valid";
+}
 
 AttrMap window_attrs(ExtractContext& c, bool with_dilations) {
     AttrMap a{{"strides", std::vector<int64_t>{c.i("stride_h", 1), c.i("stride_w", 1)}},

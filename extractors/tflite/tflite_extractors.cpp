@@ -18,7 +18,9 @@ OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string
         case 2: return c.op("Clamp", suffix, {x}, {{"min", -1.0}, {"max", 1.0}});
         case 3: return c.op("Clamp", suffix, {x}, {{"min", 0.0}, {"max", 6.0}});
         case 4: return c.op("Tanh", suffix, {x});
-        default: c.unsupported("fused activation SIGN_BIT");
+        case 5: c.unsupported("fused activation SIGN_BIT");
+        default: c.fail("fused_activation_function " + std::to_string(c.i("fused_activation_function", 0)) +
+                        " is not a TFLite activation (0 to 5)");
     }
 }
 

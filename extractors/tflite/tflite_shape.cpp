@@ -51,7 +51,11 @@ void register_tflite_shape(ExtractorRegistry& r) {
     r.add({"tflite", "", "PAD", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
     r.add({"tflite", "", "PADV2", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
     r.add({"tflite", "", "MIRROR_PAD", 1, INT64_MAX,
-           [](ExtractContext& c) { tf_family::pad(c, c.i("mode", 0) == 0 ? "reflect" : "symmetric"); }});
+           [](ExtractContext& c) {
+               const int64_t mode = c.i("mode", 0);  // REFLECT (0) or SYMMETRIC (1)
+               if (mode != 0 && mode != 1) c.fail("mode " + std::to_string(mode) + " is neither REFLECT (0) nor SYMMETRIC (1)");
+               tf_family::pad(c, mode == 0 ? "reflect" : "symmetric");
+           }});
     r.add({"tflite", "", "MEAN", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
     r.add({"tflite", "", "SUM", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
     r.add({"tflite", "", "REDUCE_MAX", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});

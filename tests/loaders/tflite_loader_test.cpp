@@ -207,5 +207,14 @@ TEST(TfliteLoader, ADepthMultiplierThatDoesNotDivideTheFilterIsAnError) {
                             {"depth_multiplier 4 does not divide the filter's 6 channels"});
 }
 
+// Enums out of range were read as one of their values: padding 7 as VALID, MIRROR_PAD mode 77
+// as SYMMETRIC; fused activation 9 was called SIGN_BIT.
+TEST(TfliteLoader, OptionEnumsOutOfRangeAreErrors) {
+    expect_conversion_error(regression("conv_padding_7.tflite"), {"padding 7 is neither SAME (0) nor VALID (1)"});
+    expect_conversion_error(regression("mirror_pad_mode_77.tflite"), {"mode 77 is neither REFLECT (0) nor SYMMETRIC (1)"});
+    expect_conversion_error(regression("fused_activation_9.tflite"),
+                            {"fused_activation_function 9 is not a TFLite activation (0 to 5)"});
+}
+
 }  // namespace
 }  // namespace mo

@@ -274,6 +274,15 @@ void check_pads(const Node& n, size_t rank, const std::vector<int64_t>& begin, c
         fail(n, "pads_begin and pads_end must have one value per data axis (" + std::to_string(rank) + ")");
 }
 
+// The largest pad `mode` allows on a dim of `dim`: reflect mirrors without the edge, symmetric
+// with it, edge repeats an element there must be.
+int64_t max_pad(const std::string& mode, int64_t dim) {
+    if (mode == "reflect") return dim - 1;
+    if (mode == "symmetric") return dim;
+    if (mode == "edge") return dim > 0 ? INT64_MAX : 0;
+    return INT64_MAX;
+}
+
 void infer_pad(InferContext& c) {
     const PartialShape& in = c.in_shape(0);
     const auto mode = c.attr<std::string>("pad_mode");
@@ -293,6 +302,10 @@ void infer_pad(InferContext& c) {
         for (size_t i = 0; i < in.rank(); ++i) {
             const Dimension &b = (*begin)[i], &e = (*end)[i];
             if (in[i].is_static() && b.is_static() && e.is_static()) {
+                const int64_t limit = max_pad(mode, in[i].get_length());
+                if (b.get_length() > limit || e.get_length() > limit)
+                    c.fail("pads of axis " + std::to_string(i) + " are too large for pad_mode " + mode + " on a dim of " +
+                           std::to_string(in[i].get_length()));
                 const int64_t d = fit_int64(__int128{in[i].get_length()} + b.get_length() + e.get_length(), "the padded axis");
                 if (d < 0) c.fail("pads crop axis " + std::to_string(i) + " of " + in.to_string() + " below zero");
                 out[i] = d;
@@ -331,8 +344,8 @@ std::vector<Tensor> eval_pad(const Node& n, const std::vector<Tensor>& in) {
     for (size_t a = 0; a < s.size(); ++a) {
         out_shape[a] = s[a] + begin[a] + end[a];
         if (out_shape[a] < 0) fail(n, "pads crop axis " + std::to_string(a) + " below zero");
-        const int64_t limit = mode == "reflect" ? s[a] - 1 : mode == "symmetric" ? s[a] : mode == "edge" ? (s[a] > 0 ? INT64_MAX : 0) : INT64_MAX;
-        if (mode != "constant" && (begin[a] > limit || end[a] > limit))
+        const int64_t limit = max_pad(mode, s[a]);
+        if (begin[a] > limit || end[a] > limit)
             fail(n, "pads of axis " + std::to_string(a) + " are too large for pad_mode " + mode + " on a dim of " + std::to_string(s[a]));
         for (int64_t i = 0; i < out_shape[a]; ++i) source[a].push_back(pad_source(i, begin[a], s[a], mode));
     }

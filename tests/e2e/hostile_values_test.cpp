@@ -219,6 +219,17 @@ TEST(HostileValues, RangeOfMoreElementsThanInt64Counts) {
     expect_refused(m, "range_huge", {"the range has more elements than int64 counts"});
 }
 
+// Reflect pads of 5 on a dim of 4 (at most 3): refused when folding, but converted when the data
+// was a model input (found by the TFLite audit, MIRROR_PAD).
+TEST(HostileValues, ReflectPadsBeyondTheDim) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {4});
+    m.initializer_i64("pads", {0, 5}, {2});
+    m.node("Pad", {"x", "pads"}, {"y"}, {{"mode", "reflect"}});
+    m.output("y");
+    expect_refused(m, "reflect_pad_beyond", {"pads of axis 0 are too large for pad_mode reflect on a dim of 4"});
+}
+
 // Steps beyond any dim take one element: x[0:5:2^63-2] and x[4::-2^63] are [x[0]] and [x[4]].
 TEST(HostileValues, SliceWithAHugeStepTakesOneElement) {
     for (const auto& [start, end, step, want] : {std::tuple{int64_t{0}, int64_t{5}, kMax - 1, 1.0f},

@@ -53,6 +53,9 @@ TEST(InternalOps, GemmShapes) {
     EXPECT_THROW(infer_shape(grows), Error);
     Node refines = b.node("Gemm", {a, w, b.input(ElementType::f32, {7, 1})});
     EXPECT_EQ(infer_shape(refines), (PartialShape{7, 5}));
+    // C of unknown rank refines nothing (found by fuzz_onnx: an out_of_range, exit 3).
+    Node any_c = b.node("Gemm", {a, w, b.input(ElementType::f32, PartialShape::dynamic_rank())});
+    EXPECT_EQ(infer_shape(any_c), (PartialShape{Dimension(), 5}));
 }
 
 TEST(InternalOps, GemmEvaluatesAlphaBetaAndTransposes) {

@@ -55,10 +55,6 @@ void strided_slice(ExtractContext& c, const OutPort& end) {
 }
 
 void unpack(ExtractContext& c, int64_t axis, int64_t num) {
-    if (num < 1) c.fail("num is " + std::to_string(num) + "; it must be positive", "the model is corrupt; re-export it");
-    if (c.output_count() > static_cast<uint64_t>(num))
-        c.fail("the node has " + std::to_string(c.output_count()) + " outputs but num is " + std::to_string(num),
-               "the model is corrupt; re-export it");
     const PartialShape& x = c.input(0).shape();
     if (x.rank_is_static()) {
         const auto rank = static_cast<int64_t>(x.rank());

@@ -31,8 +31,9 @@ void slice_begin_size(ExtractContext& c);
 // TensorFlow bit masks (begin_mask, end_mask, new_axis_mask, shrink_axis_mask, ellipsis_mask).
 void strided_slice(ExtractContext& c, const OutPort& end);
 
-// Input 0 split into `num` along `axis`, each part squeezed there (Unpack / UNPACK). Fails unless
-// num is positive, at least the node's outputs, and the input's size along `axis` when known.
+// Input 0 split into `num` along `axis`, each part squeezed there (Unpack / UNPACK). The caller has
+// checked `num`: positive and at least the node's outputs. Fails unless `num` is the input's size
+// along `axis` when known.
 void unpack(ExtractContext& c, int64_t axis, int64_t num);
 
 // Every input unsqueezed at `axis`, then concatenated there; fails for a node without inputs.

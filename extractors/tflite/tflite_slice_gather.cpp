@@ -36,7 +36,8 @@ void arg_extreme(ExtractContext& c, const char* mode) {
     tf_family::arg_extreme(c, mode, type == 2 ? ElementType::i32 : ElementType::i64);
 }
 
-// UNPACK into `num` outputs, as many as the operator lists (0, flatbuffers' default, means unset).
+// UNPACK into `num` outputs, as many as the operator lists (0, flatbuffers' default, means unset;
+// the loader refuses an operator without outputs, so a matching num is positive).
 void unpack(ExtractContext& c) {
     const auto outputs = static_cast<int64_t>(c.output_count());
     int64_t num = c.i("num", 0);

@@ -5,8 +5,10 @@
   wide:         a DAG of width 64: every node adds two nodes of the previous layer
   transformer:  small transformer blocks (MatMul, Add, LayerNormalization, Softmax, ...)
                 repeated until the graph has N nodes, with tiny weights
+  fan:          x read by N - 1 Relu nodes whose outputs one Sum adds: one output with
+                N - 1 consumers and one node with N - 1 inputs
 
-  bench/make_synthetic.py --kind chain|wide|transformer --nodes N --out model.onnx
+  bench/make_synthetic.py --kind chain|wide|transformer|fan --nodes N --out model.onnx
 
 Needs python3 with numpy and onnx (Debian: python3-numpy python3-onnx). Not run by CI.
 """
@@ -40,6 +42,12 @@ def wide(n, width=64):
     return nodes, []
 
 
+def fan(n):
+    nodes = [helper.make_node("Relu", ["x"], ["t%d" % i], name="n%d" % i) for i in range(n - 1)]
+    nodes.append(helper.make_node("Sum", [nd.output[0] for nd in nodes], ["y"], name="n%d" % (n - 1)))
+    return nodes, []
+
+
 def transformer(n, dim=16):
     rng = np.random.default_rng(0)
     nodes, inits, x, i = [], [], "x", 0
@@ -69,11 +77,11 @@ def transformer(n, dim=16):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kind", choices=["chain", "wide", "transformer"], required=True)
+    ap.add_argument("--kind", choices=["chain", "wide", "transformer", "fan"], required=True)
     ap.add_argument("--nodes", type=int, required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    nodes, inits = {"chain": chain, "wide": wide, "transformer": transformer}[a.kind](a.nodes)
+    nodes, inits = {"chain": chain, "wide": wide, "transformer": transformer, "fan": fan}[a.kind](a.nodes)
     shape = [1, 8, 16] if a.kind == "transformer" else [1, 16]
     graph = helper.make_graph(nodes, a.kind, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)], initializer=inits)

@@ -75,7 +75,7 @@ done
 echo
 echo "== synthetic graphs: time and peak RSS by node count, growth per 10x nodes (best of $reps)"
 printf '%-12s %9s %8s %9s %10s %8s %8s\n' kind nodes wall_s peak_MiB KiB/node t_x10 rss_x10
-for kind in chain wide transformer; do
+for kind in chain wide transformer fan; do
   prev_wall="" prev_rss=""
   sizes="1000 10000 100000 1000000"
   [ "$kind" = chain ] || sizes="10000 100000"

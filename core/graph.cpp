@@ -1,7 +1,5 @@
 #include "core/graph.hpp"
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include <algorithm>
 #include <map>
 #include <queue>
@@ -11,13 +9,15 @@
 
 namespace mo {
 
-struct EdgePorts {
+// One edge, owned by the input port it enters and listed by the node it leaves. Every change
+// is O(1): a node read by 60,000 others, or reading 60,000, made per-edge scans quadratic.
+struct Edge {
+    NodeData* src = nullptr;
     size_t out_port = 0;
+    NodeData* dst = nullptr;
     size_t in_port = 0;
+    size_t out_slot = 0;  // position in src->out_edges
 };
-
-using BoostGraph = boost::adjacency_list<boost::listS, boost::listS, boost::bidirectionalS, NodeData*, EdgePorts>;
-using Vertex = BoostGraph::vertex_descriptor;
 
 struct NodeData {
     Graph* graph = nullptr;
@@ -25,12 +25,12 @@ struct NodeData {
     std::string name;
     const OpSchema* op = nullptr;
     AttrMap attrs;
-    size_t num_inputs = 0;
+    std::vector<std::unique_ptr<Edge>> in_edges;  // per input port, null when unconnected
+    std::vector<Edge*> out_edges;                 // every edge leaving any output, in no order
     std::vector<OutputData> outputs;
     FrameworkInfo framework;
     std::vector<std::string> fused_names;
     std::map<std::string, std::string> rt_info;
-    Vertex vertex{};
     std::vector<Body> bodies;
     bool needs_infer = true;
     // Scratch state of whole-graph walks (topological_order, remove_dead_nodes), kept here so
@@ -40,7 +40,6 @@ struct NodeData {
 };
 
 struct Graph::Impl {
-    BoostGraph g;
     // Indexed by id, null once removed: ids only grow, so this is id order, find_by_id is an
     // index, and walks over the nodes scan an array instead of chasing tree pointers.
     std::vector<std::unique_ptr<NodeData>> nodes;
@@ -98,11 +97,11 @@ void Node::set_attr_value(std::string_view name, AttrValue value) const {
 
 const AttrMap& Node::attrs() const { return d_->attrs; }
 
-size_t Node::input_count() const { return d_->num_inputs; }
+size_t Node::input_count() const { return d_->in_edges.size(); }
 
 void Node::set_input_count(size_t n) const {
-    for (size_t i = n; i < d_->num_inputs; ++i) in(i).disconnect();
-    d_->num_inputs = n;
+    for (size_t i = n; i < d_->in_edges.size(); ++i) in(i).disconnect();
+    d_->in_edges.resize(n);
     d_->needs_infer = true;
 }
 
@@ -110,15 +109,19 @@ size_t Node::output_count() const { return d_->outputs.size(); }
 
 void Node::set_output_count(size_t n) const {
     if (n < d_->outputs.size()) {
-        auto& g = d_->graph->impl().g;
-        boost::remove_out_edge_if(d_->vertex, [&](auto e) { return g[e].out_port >= n; }, g);
+        // Backwards: disconnecting moves the last edge into the freed slot.
+        for (size_t k = d_->out_edges.size(); k-- > 0;)
+            if (d_->out_edges[k]->out_port >= n) {
+                Edge* e = d_->out_edges[k];
+                InPort(Node(e->dst), e->in_port).disconnect();
+            }
         d_->graph->note_change();
     }
     d_->outputs.resize(n);
 }
 
 InPort Node::in(size_t i) const {
-    MO_ASSERT(i < d_->num_inputs, describe(), " has no input ", i);
+    MO_ASSERT(i < d_->in_edges.size(), describe(), " has no input ", i);
     return InPort(*this, i);
 }
 
@@ -173,11 +176,21 @@ std::string Node::describe() const {
 
 // ---------------------------------------------------------------- ports
 
+namespace {
+// Drops `e` from its source's out_edges in O(1): the last edge takes its slot.
+void unlink_from_source(Edge& e) {
+    std::vector<Edge*>& out = e.src->out_edges;
+    Edge* last = out.back();
+    out[e.out_slot] = last;
+    last->out_slot = e.out_slot;
+    out.pop_back();
+}
+}  // namespace
+
 std::vector<InPort> OutPort::targets() const {
-    auto& g = node_.graph().impl().g;
     std::vector<InPort> result;
-    for (auto [it, end] = boost::out_edges(node_.data()->vertex, g); it != end; ++it)
-        if (g[*it].out_port == index_) result.emplace_back(Node(g[boost::target(*it, g)]), g[*it].in_port);
+    for (const Edge* e : node_.data()->out_edges)
+        if (e->out_port == index_) result.emplace_back(Node(e->dst), e->in_port);
     std::sort(result.begin(), result.end(), [](const InPort& a, const InPort& b) {
         return a.node().id() != b.node().id() ? a.node().id() < b.node().id() : a.index() < b.index();
     });
@@ -185,16 +198,14 @@ std::vector<InPort> OutPort::targets() const {
 }
 
 size_t OutPort::target_count() const {
-    auto& g = node_.graph().impl().g;
     size_t n = 0;
-    for (auto [it, end] = boost::out_edges(node_.data()->vertex, g); it != end; ++it) n += g[*it].out_port == index_;
+    for (const Edge* e : node_.data()->out_edges) n += e->out_port == index_;
     return n;
 }
 
 bool OutPort::has_targets() const {
-    auto& g = node_.graph().impl().g;
-    for (auto [it, end] = boost::out_edges(node_.data()->vertex, g); it != end; ++it)
-        if (g[*it].out_port == index_) return true;
+    for (const Edge* e : node_.data()->out_edges)
+        if (e->out_port == index_) return true;
     return false;
 }
 
@@ -224,10 +235,9 @@ void OutPort::replace_all_uses_with(const OutPort& other) const {
 }
 
 std::optional<OutPort> InPort::source() const {
-    auto& g = node_.graph().impl().g;
-    for (auto [it, end] = boost::in_edges(node_.data()->vertex, g); it != end; ++it)
-        if (g[*it].in_port == index_) return OutPort(Node(g[boost::source(*it, g)]), g[*it].out_port);
-    return std::nullopt;
+    const Edge* e = node_.data()->in_edges.at(index_).get();
+    if (!e) return std::nullopt;
+    return OutPort(Node(e->src), e->out_port);
 }
 
 bool InPort::connected() const { return source().has_value(); }
@@ -242,27 +252,21 @@ void InPort::connect(const OutPort& src) const {
     MO_ASSERT(&src.node().graph() == &node_.graph(), "connecting nodes of different graphs");
     MO_ASSERT(src.index() < src.node().output_count(), "connecting from a missing output");
     disconnect();
-    auto& g = node_.graph().impl().g;
-    boost::add_edge(src.node().data()->vertex, node_.data()->vertex, EdgePorts{src.index(), index_}, g);
+    NodeData* from = src.node().data();
+    auto e = std::make_unique<Edge>(Edge{from, src.index(), node_.data(), index_, from->out_edges.size()});
+    from->out_edges.push_back(e.get());
+    node_.data()->in_edges.at(index_) = std::move(e);
     node_.data()->needs_infer = true;
     node_.graph().note_change();
 }
 
 void InPort::disconnect() const {
-    auto& g = node_.graph().impl().g;
-    bool removed = false;
-    boost::remove_in_edge_if(
-        node_.data()->vertex,
-        [&](auto e) {
-            bool hit = g[e].in_port == index_;
-            removed |= hit;
-            return hit;
-        },
-        g);
-    if (removed) {
-        node_.data()->needs_infer = true;
-        node_.graph().note_change();
-    }
+    std::unique_ptr<Edge>& e = node_.data()->in_edges.at(index_);
+    if (!e) return;
+    unlink_from_source(*e);
+    e.reset();
+    node_.data()->needs_infer = true;
+    node_.graph().note_change();
 }
 
 // ---------------------------------------------------------------- Graph
@@ -276,9 +280,8 @@ Node Graph::add_node(const OpSchema& op, std::string name) {
     d->id = impl_->nodes.size();
     d->name = std::move(name);
     d->op = &op;
-    d->num_inputs = op.min_inputs;
+    d->in_edges.resize(op.min_inputs);
     d->outputs.resize(op.num_outputs == SIZE_MAX ? 1 : op.num_outputs);
-    d->vertex = boost::add_vertex(d.get(), impl_->g);
     Node n(d.get());
     impl_->nodes.push_back(std::move(d));
     ++impl_->live;
@@ -306,9 +309,11 @@ Node Graph::add_constant(std::string name, Tensor value) {
 
 void Graph::remove_node(Node n) {
     MO_ASSERT(&n.graph() == this);
-    auto v = n.data()->vertex;
-    boost::clear_vertex(v, impl_->g);
-    boost::remove_vertex(v, impl_->g);
+    NodeData* d = n.data();
+    for (std::unique_ptr<Edge>& e : d->in_edges)
+        if (e) unlink_from_source(*e), e.reset();
+    for (Edge* e : d->out_edges) e->dst->in_edges[e->in_port].reset();  // the consumers keep a free input
+    d->out_edges.clear();
     std::erase(parameters_, n);
     std::erase(results_, n);
     std::erase(sinks_, n);
@@ -357,10 +362,10 @@ std::vector<Node> Graph::topological_order() const {
 }
 
 std::vector<Node> Graph::compute_topological_order() const {
-    auto& g = impl_->g;
     std::vector<std::pair<uint64_t, NodeData*>> ready;  // a min-heap on id
     impl_->for_each([&](NodeData* d) {
-        d->walk_count = boost::in_degree(d->vertex, g);  // inputs not yet ordered
+        d->walk_count = 0;  // inputs not yet ordered
+        for (const auto& e : d->in_edges) d->walk_count += e != nullptr;
         if (d->walk_count == 0) ready.emplace_back(d->id, d);
     });
     auto later = std::greater<>();
@@ -372,8 +377,8 @@ std::vector<Node> Graph::compute_topological_order() const {
         NodeData* d = ready.back().second;
         ready.pop_back();
         order.emplace_back(d);
-        for (auto [it, end] = boost::out_edges(d->vertex, g); it != end; ++it) {
-            NodeData* t = g[boost::target(*it, g)];
+        for (const Edge* e : d->out_edges) {
+            NodeData* t = e->dst;
             if (--t->walk_count == 0) {
                 ready.emplace_back(t->id, t);
                 std::push_heap(ready.begin(), ready.end(), later);
@@ -415,7 +420,6 @@ uint64_t Graph::clean_up_key() const {
 
 size_t Graph::remove_dead_nodes() {
     if (impl_->clean_key == clean_up_key()) return 0;  // nothing changed since the last clean-up
-    auto& g = impl_->g;
     const uint64_t live = ++impl_->walk_epoch;
     std::vector<NodeData*> stack;
     auto visit = [&](NodeData* d) {
@@ -428,7 +432,8 @@ size_t Graph::remove_dead_nodes() {
     while (!stack.empty()) {
         NodeData* d = stack.back();
         stack.pop_back();
-        for (auto [it, end] = boost::in_edges(d->vertex, g); it != end; ++it) visit(g[boost::source(*it, g)]);
+        for (const auto& e : d->in_edges)
+            if (e) visit(e->src);
     }
     for (Node p : parameters_) p.data()->walk_epoch = live;
     std::vector<Node> dead;

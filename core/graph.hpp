@@ -1,4 +1,4 @@
-// The one graph form of every phase: a Boost.Graph bidirectional multigraph (kept out of this
+// The one graph form of every phase: a bidirectional multigraph (its edge store kept out of this
 // header) whose edges carry (out_port, in_port). The tensor a port produces (element type,
 // partial shape, optional constant value, tensor names) lives on the output port. Passes use
 // Node / InPort / OutPort handles and never see descriptors.
@@ -240,7 +240,7 @@ private:
     friend class Node;
     friend class InPort;
     friend class OutPort;
-    struct Impl;  // the Boost.Graph adjacency list, kept out of this header
+    struct Impl;  // the node table, kept out of this header
     Impl& impl() const { return *impl_; }
     std::vector<Node> compute_topological_order() const;
     uint64_t clean_up_key() const;

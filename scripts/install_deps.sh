@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
-  libboost-graph-dev libpugixml-dev
+  libpugixml-dev
   libprotobuf-dev protobuf-compiler libonnx-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
   libre2-dev  # transformations-config name patterns

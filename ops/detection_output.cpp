@@ -74,7 +74,18 @@ void infer_detection_output(InferContext& c) {
         if (values % static_cast<int64_t>(a.prior_size()) != 0)
             c.fail("the proposals' last dimension must be a multiple of " + std::to_string(a.prior_size()));
         num_priors = Dimension(values / static_cast<int64_t>(a.prior_size()));
+        if (values == 0) c.fail("the proposals hold no prior");
     }
+    // The variances follow the priors (row 1) unless they are encoded in the box logits.
+    if (priors.rank_is_static() && priors[1].is_static() &&
+        (priors[1].get_length() < (a.variance_in_target ? 1 : 2) || priors[1].get_length() > 2))
+        c.fail(std::string("the proposals' second dimension must be ") + (a.variance_in_target ? "1 or 2" : "2") +
+               " with variance_encoded_in_target=" + (a.variance_in_target ? "true" : "false"));
+    if (priors.rank_is_static() && priors[0].is_static() && priors[0].get_length() != 1 && images.is_static() &&
+        priors[0] != images)
+        c.fail("the proposals' first dimension must be 1 or the number of images");
+    if (classes.rank_is_static() && classes[0].is_static() && images.is_static() && classes[0] != images)
+        c.fail("class predictions must hold one row per image");
     if (num_priors.is_static() && classes.rank_is_static() && classes[1].is_static()) {
         if (num_priors.get_length() == 0 || classes[1].get_length() % num_priors.get_length() != 0)
             c.fail("class predictions must hold one score per prior and class");
@@ -158,7 +169,19 @@ std::vector<Tensor> eval_detection_output(const Node& n, const std::vector<Tenso
     const Tensor boxes_t = in[kBoxLogits].convert(ElementType::f32), scores_t = in[kClassPreds].convert(ElementType::f32),
                  priors_t = in[kProposals].convert(ElementType::f32);
     const Shape& ps = priors_t.shape();
+    // The inputs' shapes may have been unknown at inference: checked again here.
+    if (boxes_t.shape().size() != 2 || scores_t.shape().size() != 2 || ps.size() != 3)
+        throw Error("box logits and class predictions must be 2-D, the proposals 3-D", n.describe());
     const int64_t images = boxes_t.shape()[0], num_priors = ps[2] / static_cast<int64_t>(a.prior_size());
+    if (num_priors == 0 || ps[2] % static_cast<int64_t>(a.prior_size()) != 0)
+        throw Error("the proposals must hold at least one prior of " + std::to_string(a.prior_size()) + " values",
+                    n.describe());
+    if ((ps[0] != 1 && ps[0] != images) || ps[1] < (a.variance_in_target ? 1 : 2) || ps[1] > 2)
+        throw Error("the proposals must be [1 or N, 2, P * " + std::to_string(a.prior_size()) +
+                        "] ([1 or N, 1, ...] with the variances encoded in the box logits)",
+                    n.describe());
+    if (scores_t.shape()[0] != images || scores_t.shape()[1] % num_priors != 0)
+        throw Error("class predictions must hold one score per image, prior and class", n.describe());
     const int64_t classes = scores_t.shape()[1] / num_priors;
     if (boxes_t.shape()[1] != num_priors * 4) throw Error("box logits must hold 4 values per prior", n.describe());
     const float *codes = boxes_t.data<float>(), *scores = scores_t.data<float>(), *priors = priors_t.data<float>();

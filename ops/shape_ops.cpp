@@ -686,6 +686,12 @@ void infer_variadic_split(InferContext& c) {
     auto lengths = const_ints(c, 2);
     if (lengths && c.node.output_count() != lengths->size())
         c.fail("the node has " + std::to_string(c.node.output_count()) + " outputs but split_lengths has " + std::to_string(lengths->size()) + " values");
+    // Lengths known only at run time still have a known count.
+    const PartialShape& ls = c.in_shape(2);
+    if (ls.rank_is_static() && ls.rank() == 1 && ls[0].is_static() &&
+        static_cast<uint64_t>(ls[0].get_length()) != c.node.output_count())
+        c.fail("the node has " + std::to_string(c.node.output_count()) + " outputs but split_lengths holds " +
+               std::to_string(ls[0].get_length()) + " values");
     auto axis = split_axis(c, in);
     // Checked even without outputs: lengths that do not add up to the dim are an error.
     const std::vector<Dimension> dims = axis && lengths ? variadic_lengths(c.node, *lengths, in[*axis]) : std::vector<Dimension>{};
@@ -700,6 +706,9 @@ std::vector<Tensor> eval_variadic_split(const Node& n, const std::vector<Tensor>
     const Shape& s = in[0].shape();
     if (in[1].size() != 1) fail(n, "the axis must be a single value");
     const auto axis = static_cast<size_t>(axis_of(n, in[1].to_i64()[0], static_cast<int64_t>(s.size())));
+    if (in[2].size() != n.output_count())
+        fail(n, "the node has " + std::to_string(n.output_count()) + " outputs but split_lengths holds " +
+                    std::to_string(in[2].size()) + " values");
     auto dims = variadic_lengths(n, in[2].to_i64(), s[axis]);
     std::vector<int64_t> lengths;
     for (const auto& d : dims) lengths.push_back(d.get_length());

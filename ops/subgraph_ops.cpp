@@ -48,6 +48,8 @@ void check_body(const InferContext& c, const Body& body) {
             c.fail("Parameter '" + g.parameters()[p].name() + "' of the " + body.role + " gets no value",
                    "every body Parameter needs a port map entry");
     for (const BodyOutput& out : body.outputs) {
+        if (out.kind == BodyOutput::Kind::Condition && c.node.type() != "Loop")
+            c.fail("the " + body.role + " port map gives an execution condition, which only a Loop has");
         if (out.result >= g.results().size())
             c.fail("the " + body.role + " port map names Result " + std::to_string(out.result) + " of " +
                    std::to_string(g.results().size()));
@@ -127,13 +129,22 @@ SliceWalk slice_walk(int64_t start, int64_t end, int64_t stride, int64_t part_si
     if (stride != 1 && stride != -1) throw Error("slicing with stride " + std::to_string(stride) + " is not supported",
                                                  {}, "mo iterates sliced inputs with stride 1 or -1");
     if (part_size < 1) throw Error("part_size " + std::to_string(part_size) + " must be positive");
+    const std::string stated = "from " + std::to_string(start) + " to " + std::to_string(end);
     if (start < 0) start += extent;
     if (end < 0) end += extent;
     SliceWalk w;
     w.part_size = part_size;
     w.backwards = stride < 0;
     w.first = start;
-    w.count = std::max<int64_t>(0, ((w.backwards ? start - end : end - start) + 1) / part_size);
+    // In 128 bits: start and end come from the file, and their difference may leave int64.
+    const __int128 span = (w.backwards ? __int128{start} - end : __int128{end} - start) + 1;
+    const __int128 count = std::max<__int128>(0, span / part_size);
+    const __int128 lowest = w.backwards ? start - count * part_size + 1 : start;
+    const __int128 highest = w.backwards ? start : start + count * part_size - 1;
+    if (count > 0 && (lowest < 0 || highest >= extent))
+        throw Error("the sliced parts " + stated + " lie outside the axis of " + std::to_string(extent) + " elements",
+                    {}, "the port map's start and end must index the sliced input");
+    w.count = static_cast<int64_t>(count);
     return w;
 }
 
@@ -141,6 +152,7 @@ SliceWalk slice_walk(int64_t start, int64_t end, int64_t stride, int64_t part_si
 Tensor slice_axis(const Tensor& t, int64_t axis, int64_t offset, int64_t size) {
     if (bit_width(t.type()) % 8 != 0) throw Error("slicing " + std::string(ir_name(t.type())) + " tensors is not supported");
     const Shape& s = t.shape();
+    MO_ASSERT(offset >= 0 && size >= 0 && offset <= s[axis] - size, "slice [", offset, ", +", size, ") of ", s[axis]);
     Shape out_shape = s;
     out_shape[axis] = size;
     int64_t outer = 1, inner = static_cast<int64_t>(bit_width(t.type()) / 8);
@@ -227,6 +239,11 @@ void infer_iterations(InferContext& c, bool is_loop) {
     }
     Body& body = bodies[0];
     check_body(c, body);
+    std::vector<bool> mapped(c.node.output_count());
+    for (const BodyOutput& out : body.outputs)
+        if (out.kind != BodyOutput::Kind::Condition) mapped[out.external] = true;
+    for (size_t j = 0; j < mapped.size(); ++j)
+        if (!mapped[j]) c.fail("output " + std::to_string(j) + " has no entry in the port map");
     const auto& params = body.graph->parameters();
     for (const BodyInput& in : body.inputs) {
         Node p = params[in.parameter];
@@ -244,9 +261,16 @@ void infer_iterations(InferContext& c, bool is_loop) {
         }
     }
     // A back edge may change a shape from one iteration to the next: widen the Parameter to
-    // what both its first value and the body's result fit, until nothing changes (ranks and
-    // dims only ever become more dynamic, so this ends).
-    for (int round = 0;; ++round) {
+    // what both its first value and the body's result fit, until nothing changes. Ranks and
+    // dims only ever become more dynamic, so each round but the last makes at least one of
+    // them dynamic: the rounds are bounded by their number.
+    size_t max_rounds = 1;
+    for (const BodyInput& in : body.inputs)
+        if (in.kind == BodyInput::Kind::Merged) {
+            const PartialShape& s = params[in.parameter].attr<PartialShape>("shape");
+            max_rounds += 1 + (s.rank_is_static() ? s.rank() : 0);
+        }
+    for (size_t round = 0;; ++round) {
         infer_graph(*body.graph);
         bool widened = false;
         for (const BodyInput& in : body.inputs) {
@@ -263,7 +287,7 @@ void infer_iterations(InferContext& c, bool is_loop) {
             }
         }
         if (!widened) break;
-        MO_ASSERT(round < 64, c.node.describe(), ": back-edge shapes do not settle");
+        MO_ASSERT(round < max_rounds, c.node.describe(), ": back-edge shapes do not settle");
     }
     const int64_t iterations = known_iterations(c, body, is_loop);
     for (const BodyOutput& out : body.outputs) {
@@ -273,7 +297,7 @@ void infer_iterations(InferContext& c, bool is_loop) {
         if (out.kind == BodyOutput::Kind::Concat) {
             if (shape.rank_is_static()) {
                 Dimension& d = shape[axis_of(out.axis, shape, c)];
-                d = iterations >= 0 && d.is_static() ? Dimension(iterations * d.get_length()) : Dimension::dynamic();
+                d = iterations >= 0 && d.is_static() ? Dimension(iterations) * d : Dimension::dynamic();
             }
         } else {
             // Without an iteration the output is the back edge's first value.

@@ -39,6 +39,7 @@ struct Layer {
     std::string name, type;
     Node node;
     std::vector<DeclaredPort> inputs, outputs;
+    std::unordered_map<uint64_t, size_t> input_of_id, output_of_id;  // port id -> index in inputs / outputs
     std::vector<bool> input_fed;
 };
 
@@ -196,16 +197,25 @@ private:
         scope->graph = body.graph.get();
         scope->where = current_->where + ": " + role + " of layer '" + l.name + "' (id " + std::to_string(l.id) + ")";
         read_graph(body_xml, *scope);
-        auto index_in = [&](const std::vector<Node>& list, uint64_t layer_id, const char* what) {
+        // Positions of the body's Parameters and Results by node id, and back edges by the layer
+        // they enter: looked up, not scanned, so that a port map of many entries stays linear.
+        auto positions = [](const std::vector<Node>& list) {
+            std::unordered_map<uint64_t, size_t> at;
+            for (size_t k = 0; k < list.size(); ++k) at.emplace(list[k].id(), k);
+            return at;
+        };
+        const auto params = positions(body.graph->parameters()), results = positions(body.graph->results());
+        auto index_in = [&](const std::unordered_map<uint64_t, size_t>& list, uint64_t layer_id, const char* what) {
             auto it = scope->index_of_id.find(layer_id);
             if (it != scope->index_of_id.end())
-                for (size_t k = 0; k < list.size(); ++k)
-                    if (list[k] == scope->layers[it->second].node) return k;
+                if (auto k = list.find(scope->layers[it->second].node.id()); k != list.end()) return k->second;
             fail(l, "the " + std::string(map_name) + " names layer " + std::to_string(layer_id) + " of the " + role +
                         ", which is not a " + what);
         };
-        const auto& params = body.graph->parameters();
-        const auto& results = body.graph->results();
+        std::unordered_map<uint64_t, uint64_t> back_edge_into;  // to-layer -> from-layer
+        for (pugi::xml_node edge : xml.child("back_edges").children("edge"))
+            if (!back_edge_into.emplace(unsigned_attr(l, edge, "to-layer"), unsigned_attr(l, edge, "from-layer")).second)
+                fail(l, "two back edges enter layer " + std::to_string(unsigned_attr(l, edge, "to-layer")) + " of the " + role);
         for (pugi::xml_node e : xml.child(map_name).children("input")) {
             BodyInput in;
             const int64_t external = int_attr(l, e, "external_port_id");
@@ -223,11 +233,10 @@ private:
                 in.kind = BodyInput::Kind::Sliced;
                 read_slicing(l, e, in);
             } else {
-                for (pugi::xml_node edge : xml.child("back_edges").children("edge"))
-                    if (unsigned_attr(l, edge, "to-layer") == unsigned_attr(l, e, "internal_layer_id")) {
-                        in.kind = BodyInput::Kind::Merged;
-                        in.result = index_in(results, unsigned_attr(l, edge, "from-layer"), "Result");
-                    }
+                if (auto edge = back_edge_into.find(unsigned_attr(l, e, "internal_layer_id")); edge != back_edge_into.end()) {
+                    in.kind = BodyInput::Kind::Merged;
+                    in.result = index_in(results, edge->second, "Result");
+                }
             }
             body.inputs.push_back(in);
         }
@@ -297,10 +306,11 @@ private:
     void read_ports(Layer& l, pugi::xml_node xml, const OpSchema& op) {
         for (pugi::xml_node p : xml.child("input").children("port")) l.inputs.push_back(read_port(l, p, false));
         for (pugi::xml_node p : xml.child("output").children("port")) l.outputs.push_back(read_port(l, p, true));
-        for (const auto* ports : {&l.inputs, &l.outputs})
+        // Maps, not scans: a layer of 200,000 ports made the reader quadratic.
+        for (auto [ports, index] : {std::pair{&l.inputs, &l.input_of_id}, std::pair{&l.outputs, &l.output_of_id}})
             for (size_t i = 0; i < ports->size(); ++i)
-                for (size_t j = 0; j < i; ++j)
-                    if ((*ports)[i].id == (*ports)[j].id) fail(l, "port id " + std::to_string((*ports)[i].id) + " is declared twice");
+                if (!index->emplace((*ports)[i].id, i).second)
+                    fail(l, "port id " + std::to_string((*ports)[i].id) + " is declared twice");
         const size_t n_in = l.inputs.size(), n_out = l.outputs.size();
         if (n_in < op.min_inputs || n_in > op.max_inputs)
             fail(l, "the layer declares " + std::to_string(n_in) + " input ports, " + op.type + " takes " +
@@ -405,17 +415,15 @@ private:
         Layer& from = layer_by_id(ends[0], ends[2]);
         Layer& to = layer_by_id(ends[2], ends[0]);
         if (&from == &to) fail(from, "an edge leaves and enters this layer");
-        size_t out = SIZE_MAX, in = SIZE_MAX;
-        for (size_t j = 0; j < from.outputs.size(); ++j)
-            if (from.outputs[j].id == ends[1]) out = j;
-        for (size_t i = 0; i < to.inputs.size(); ++i)
-            if (to.inputs[i].id == ends[3]) in = i;
-        if (out == SIZE_MAX)
+        const auto out_it = from.output_of_id.find(ends[1]);
+        const auto in_it = to.input_of_id.find(ends[3]);
+        if (out_it == from.output_of_id.end())
             fail(from, "an edge to layer " + std::to_string(ends[2]) + " leaves from output port " +
                            std::to_string(ends[1]) + ", which this layer does not declare");
-        if (in == SIZE_MAX)
+        if (in_it == to.input_of_id.end())
             fail(to, "an edge from layer " + std::to_string(ends[0]) + " enters input port " + std::to_string(ends[3]) +
                          ", which this layer does not declare");
+        const size_t out = out_it->second, in = in_it->second;
         if (to.input_fed[in])
             fail(to, "input port " + std::to_string(ends[3]) + " has two incoming edges", "each input port takes exactly one edge");
         to.input_fed[in] = true;

@@ -275,6 +275,14 @@ protected:
     std::string xml;
 };
 
+TEST_F(IrReaderRejects, PortIdDeclaredTwice) {
+    edit([](auto& d) {
+        pugi::xml_node first = layer_named(d, "add").child("input").first_child();
+        first.next_sibling().attribute("id") = first.attribute("id").value();
+    });
+    expect_rejected(xml, {"layer 'add'", "is declared twice"});
+}
+
 TEST_F(IrReaderRejects, UnknownType) {
     edit([](auto& d) { layer_named(d, "relu").attribute("type") = "Bogus"; });
     expect_rejected(xml, {"layer 'relu'", "type Bogus", "not supported"});

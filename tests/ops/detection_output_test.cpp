@@ -67,5 +67,27 @@ TEST(DetectionOutput, OutputRowsFollowKeepTopKThenTopK) {
     EXPECT_THROW(test::infer(bad), Error);
 }
 
+// Found by an audit of mo-run: with shapes unknown at inference, evaluation divided by zero
+// priors (SIGFPE) and read variances past a proposals tensor without its second row.
+TEST(DetectionOutput, EvaluationChecksTheShapesInferenceCouldNot) {
+    test::GraphBuilder b;
+    auto any = [&] { return b.input(ElementType::f32, PartialShape::dynamic_rank()); };
+    Node n = b.node("DetectionOutput", {any(), any(), any()}, attrs({10}));
+    test::infer(n);
+    auto eval = [&](std::vector<Tensor> in) { return n.op().eval(n, in); };
+    EXPECT_NO_THROW(eval({codes(), scores(), priors()}));
+    test::expect_error([&] { eval({f32({}, {1, 0}), f32({0, 0, 0}, {1, 3}), f32({}, {1, 2, 0})}); },
+                       "at least one prior");
+    std::vector<float> no_variances = test::values<float>(priors());
+    no_variances.resize(12);
+    test::expect_error([&] { eval({codes(), scores(), f32(no_variances, {1, 1, 12})}); }, "the proposals must be");
+    test::expect_error([&] { eval({codes(), f32({.1f, .7f, .2f, .3f}, {1, 4}), priors()}); }, "one score per image, prior and class");
+    test::expect_error([&] { eval({codes(), f32(std::vector<float>(18), {2, 9}), priors()}); }, "one score per image, prior and class");
+    test::expect_error([&] { eval({codes(), scores(), f32(test::values<float>(priors()), {2, 12})}); }, "must be 2-D");
+    // Inference refuses the same when the shapes are known.
+    test::expect_error([&] { test::run_op("DetectionOutput", {codes(), scores(), f32(no_variances, {1, 1, 12})}, attrs({10})); },
+                       "second dimension must be 2");
+}
+
 }  // namespace
 }  // namespace mo

@@ -8,6 +8,7 @@
 
 #include "ops/shape_ops_common.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 
@@ -362,6 +363,23 @@ TEST(ShapeOpsSplit, VariadicWithMinusOne) {
     EXPECT_EQ(values<int64_t>(n.out(1)), (I64{3, 4, 8, 9}));
     EXPECT_EQ(d.out(0).shape(), (PartialShape{2, 5}));
     EXPECT_EQ(d.out(1).shape(), (PartialShape{dyn, 5}));
+}
+
+// Found by an audit of mo-run: lengths known only at run time returned more outputs than the
+// node has (an internal error).
+TEST(ShapeOpsSplit, VariadicLengthsMustMatchTheOutputs) {
+    GraphBuilder b;
+    Node n = b.node("VariadicSplit", {b.input(f32, {6}), b.constant<int64_t>({0}, {}), b.input(ElementType::i64, {3})});
+    n.set_output_count(2);
+    test::expect_error([&] { run(b.graph()); }, {"2 outputs", "split_lengths holds 3 values"});
+
+    GraphBuilder d;
+    Node m = d.node("VariadicSplit", {d.input(f32, {6}), d.constant<int64_t>({0}, {}), d.input(ElementType::i64, {dyn})});
+    m.set_output_count(2);
+    run(d.graph());
+    test::expect_error([&] { m.op().eval(m, {test::f32({1, 2, 3, 4, 5, 6}, {6}), Tensor::scalar<int64_t>(0),
+                                             Tensor::from_vector<int64_t>({1, 2, 3}, {3})}); },
+                       "split_lengths holds 3 values");
 }
 
 // ---- StridedSlice -----------------------------------------------------------------------------

@@ -5,12 +5,16 @@
 
 #include <pugixml.hpp>
 
+#include <limits>
+#include <tuple>
+
 #include "core/evaluator.hpp"
 #include "core/infer.hpp"
 #include "emit/ir_test_util.hpp"
 #include "emit/ir_writer.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
+#include "support/op_test_util.hpp"
 
 namespace mo {
 namespace {
@@ -257,6 +261,94 @@ TEST(SubgraphOps, ABodyParameterWithoutAPortMapEntryIsRefused) {
         EXPECT_NE(std::string(e.what()).find("else_x"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("gets no value"), std::string::npos) << e.what();
     }
+}
+
+// Found by an audit of the IR reader and mo-run: each was a crash, an internal error, an
+// out-of-bounds read that printed garbage, or a wrapped dimension.
+TEST(SubgraphOps, SlicedPartsOutsideTheAxisAreRefused) {
+    for (auto [start, end, stride] : {std::tuple{int64_t{-100000}, int64_t{-1}, int64_t{1}},  // start before the axis
+                                      std::tuple{int64_t{100000}, int64_t{0}, int64_t{-1}},   // backwards from past it
+                                      std::tuple{int64_t{0}, int64_t{100000}, int64_t{1}},    // end past it
+                                      std::tuple{int64_t{0}, std::numeric_limits<int64_t>::max(), int64_t{1}}}) {
+        auto g = tensor_iterator_model();
+        BodyInput& sliced = g->find_by_name("ti").bodies()[0].inputs[0];
+        sliced.start = start, sliced.end = end, sliced.stride = stride;
+        test::expect_error([&] { infer_graph(*g); }, {"node 'ti'", "lie outside the axis of 3 elements"});
+    }
+    // The walk inside the axis still works both ways: forwards over [1, 2, 4] sums 1, 3, 7.
+    auto g = tensor_iterator_model();
+    BodyInput& sliced = g->find_by_name("ti").bodies()[0].inputs[0];
+    sliced.start = 0, sliced.end = -1, sliced.stride = 1;
+    auto out = evaluate(*g, {Tensor::from_vector<float>({1, 2, 4}, {1, 3})});
+    EXPECT_EQ(values(out[0]), (std::vector<double>{7}));
+}
+
+TEST(SubgraphOps, AnOutputWithoutAPortMapEntryIsRefused) {
+    auto g = tensor_iterator_model();
+    g->find_by_name("ti").bodies()[0].outputs.pop_back();
+    test::expect_error([&] { infer_graph(*g); }, {"node 'ti'", "output 1 has no entry in the port map"});
+}
+
+TEST(SubgraphOps, OnlyALoopHasAnExecutionCondition) {
+    auto g = if_model();
+    g->find_by_name("if").bodies()[0].outputs.push_back(BodyOutput{BodyOutput::Kind::Condition, 0, 0});
+    test::expect_error([&] { infer_graph(*g); }, {"node 'if'", "only a Loop has"});
+}
+
+// A back edge that rotates a rank-70 shape [1, ..., 1, 2]: each round of inference makes one
+// more dim dynamic, 70 rounds in all (64 was the old fixed bound: an internal error).
+TEST(LoopOp, BackEdgeShapesSettleHoweverManyRoundsTheyTake) {
+    constexpr int64_t kRank = 70;
+    test::GraphBuilder b;
+    std::vector<int64_t> dims(kRank, 1);
+    dims.back() = 2;
+    OutPort trip = b.constant<int64_t>({3}, {}, "trip");
+    OutPort go = b.constant<bool>({true}, {}, "go");
+    OutPort x = b.input(ElementType::f32, PartialShape(Shape(dims.begin(), dims.end())), "x");
+    Node n = b.graph().add_node("Loop", "loop");
+    n.set_input_count(3);
+    n.in(0).connect(trip);
+    n.in(1).connect(go);
+    n.in(2).connect(x);
+    n.set_output_count(1);
+    Body& body = n.add_body("body");
+    Node p = body_parameter(body, ElementType::f32, PartialShape::dynamic_rank(), "p");
+    std::vector<int64_t> rotate(kRank);
+    for (int64_t i = 0; i < kRank; ++i) rotate[i] = (i + kRank - 1) % kRank;
+    OutPort perm = body.graph->add_constant("perm", Tensor::from_vector<int64_t>(rotate, {kRank})).out(0);
+    body_result(body, body.graph->add_op("Transpose", "rotated", {p.out(0), perm}).out(0), "out");
+    body.inputs.push_back(BodyInput{BodyInput::Kind::Merged, 2, 0, 0});
+    body.outputs.push_back(BodyOutput{BodyOutput::Kind::Last, 0, 0});
+    b.output(n.out(0), "y");
+    auto g = b.release();
+    infer_graph(*g);
+    const PartialShape& y = g->results()[0].in(0).shape();
+    ASSERT_TRUE(y.rank_is_static());
+    EXPECT_EQ(y.rank(), static_cast<size_t>(kRank));
+    for (size_t i = 0; i < y.rank(); ++i) EXPECT_FALSE(y[i].is_static()) << "dim " << i;
+}
+
+TEST(LoopOp, AConcatenatedOutputOfMoreThanInt64ElementsIsAnError) {
+    auto g = loop_model();
+    Node n = g->find_by_name("loop");
+    Body& body = n.bodies()[0];
+    // A constant trip count of 2^62 + 1 and a body condition that is always true.
+    n.in(0).connect(g->add_constant("huge_trip", Tensor::scalar<int64_t>((int64_t{1} << 62) + 1)).out(0));
+    body_result(body, body.graph->add_constant("always", Tensor::scalar<bool>(true)).out(0), "always_out");
+    body.outputs[0].result = body.graph->results().size() - 1;
+    body.outputs[2].axis = 1;  // the stacked [1, 2] parts along their dim of 2
+    test::expect_error([&] { infer_graph(*g); }, {"node 'loop'", "overflow"});
+}
+
+TEST(LoopOp, TwoBackEdgesIntoOneParameterAreRefused) {
+    auto g = loop_model();
+    test::ScratchDir dir{"loop_two_back_edges"};
+    pugi::xml_document doc;
+    round_trip(*g, dir, doc);
+    pugi::xml_node edges = test::layer_of_type(doc, "Loop").child("back_edges");
+    edges.append_copy(edges.first_child());
+    ASSERT_TRUE(doc.save_file(dir.file("m.xml").c_str()));
+    test::expect_error([&] { read_ir(dir.file("m.xml"), test::builtin_ops()); }, {"layer 'loop'", "two back edges enter layer"});
 }
 
 TEST(SubgraphOps, NodesInBodiesNameTheirOwner) {

@@ -26,6 +26,19 @@ private:
     std::string what_, where_, hint_;
 };
 
+// Runs `body` and returns what it returns; an Error it throws that names no place is rethrown
+// as at `where`. A value's own check (byte_size, Dimension arithmetic) knows nothing of the
+// tensor or node it was asked about; its caller does.
+template <typename Body>
+decltype(auto) located(const std::string& where, Body&& body) {
+    try {
+        return body();
+    } catch (const Error& e) {
+        if (e.where().empty()) throw e.with_context(where);
+        throw;
+    }
+}
+
 namespace detail {
 template <typename... Args>
 std::string concat(const Args&... args) {

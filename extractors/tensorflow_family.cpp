@@ -96,11 +96,14 @@ void arg_extreme(ExtractContext& c, const char* mode, ElementType out) {
     c.set_output(0, c.op("Convert", "", {y}, {{"destination_type", out}}));
 }
 
-void resize(ExtractContext& c, bool bilinear, bool align, bool half) {
+void resize(ExtractContext& c, bool bilinear, bool align, bool half, ElementType compute_type) {
     if (align && half) c.fail("align_corners and half_pixel_centers are both set");
+    OutPort x = c.input(0);
+    if (compute_type != ElementType::dynamic && x.type() != compute_type)
+        x = c.op("Convert", "convert", {x}, {{"destination_type", compute_type}});
     std::string coord = align ? "align_corners" : half ? (bilinear ? "half_pixel" : "tf_half_pixel_for_nn") : "asymmetric";
     // Nearest: floor((out [+ 0.5]) * scale), or with align_corners round half away from zero.
-    c.set_output(0, c.op("Interpolate", "", {c.input(0), c.input(1), c.i64s("axes", {1, 2})},
+    c.set_output(0, c.op("Interpolate", "", {x, c.input(1), c.i64s("axes", {1, 2})},
                          {{"mode", std::string(bilinear ? "linear_onnx" : "nearest")},
                           {"shape_calculation_mode", std::string("sizes")},
                           {"coordinate_transformation_mode", coord},

@@ -46,8 +46,10 @@ void squeeze(ExtractContext& c, const std::vector<int64_t>& axes);
 // squeezed, converted to `out` (the first of equal values wins, as in TensorFlow).
 void arg_extreme(ExtractContext& c, const char* mode, ElementType out);
 
-// ResizeBilinear / ResizeNearestNeighbor of NHWC input 0 to the size input 1 ([h, w]).
-void resize(ExtractContext& c, bool bilinear, bool align_corners, bool half_pixel_centers);
+// ResizeBilinear / ResizeNearestNeighbor of NHWC input 0 to the size input 1 ([h, w]), the input
+// first converted to `compute_type` unless that is dynamic (the input's type is kept).
+void resize(ExtractContext& c, bool bilinear, bool align_corners, bool half_pixel_centers,
+            ElementType compute_type = ElementType::dynamic);
 
 // TensorFlow's transposed convolution (TFLite TRANSPOSE_CONV, Conv2DBackpropInput) of NHWC `x`
 // with weights already in OpenVINO's [C_in, C_out, kH, kW] layout (`kernel` = {kH, kW}), to the

@@ -51,6 +51,29 @@ void put_varint(std::string& out, uint64_t v) {
     out.push_back(static_cast<char>(v));
 }
 
+// The key (field 1) of the map entry in [begin, end); the last one, as protobuf parsing keeps.
+std::string map_key(const std::byte* base, size_t begin, size_t end, const std::string& file, const std::string& format) {
+    Reader r(base, begin, end, file, format);
+    std::string key;
+    while (!r.done()) {
+        uint64_t tag = r.varint();
+        switch (static_cast<uint32_t>(tag & 7)) {
+            case Varint: r.varint(); break;
+            case Fixed64: r.skip(8); break;
+            case Fixed32: r.skip(4); break;
+            case LengthDelimited: {
+                uint64_t len = r.varint();
+                size_t body = r.pos();
+                r.skip(len);
+                if ((tag >> 3) == 1) key.assign(reinterpret_cast<const char*>(base + body), static_cast<size_t>(len));
+                break;
+            }
+            default: r.corrupt("unsupported wire type " + std::to_string(tag & 7));
+        }
+    }
+    return key;
+}
+
 struct Lifter {
     const std::byte* base;
     const std::string& file;
@@ -58,6 +81,7 @@ struct Lifter {
     const std::vector<uint32_t>& path;
     size_t item_depth;
     std::vector<std::optional<ByteRange>>& items;
+    const std::optional<MapKey>& only_key;
 
     // Copies the fields of the message at `depth` on the path in [begin, end) to `out`,
     // rewriting the nested messages on the path and dropping the bytes field at its end.
@@ -78,6 +102,9 @@ struct Lifter {
                     size_t body = r.pos();
                     r.skip(len);
                     if (field != path[depth]) break;
+                    // Another entry of the map (a TensorFlow attr other than "value") is kept whole.
+                    if (only_key && only_key->depth == depth && map_key(base, body, r.pos(), file, format) != only_key->key)
+                        break;
                     if (depth + 1 == path.size()) {
                         if (!items.empty()) items.back() = ByteRange{body, static_cast<size_t>(len)};
                         continue;  // dropped from the copy
@@ -100,10 +127,11 @@ struct Lifter {
 }  // namespace
 
 LiftedMessage lift_bytes_fields(const std::byte* data, size_t size, const std::vector<uint32_t>& path,
-                                size_t item_depth, const std::string& file, const std::string& format) {
+                                size_t item_depth, const std::string& file, const std::string& format,
+                                const std::optional<MapKey>& only_key) {
     LiftedMessage m;
     m.bytes.reserve(size < (size_t{1} << 20) ? size : (size_t{1} << 20));
-    Lifter l{data, file, format, path, item_depth, m.items};
+    Lifter l{data, file, format, path, item_depth, m.items, only_key};
     l.copy(0, size, 0, m.bytes);
     return m;
 }

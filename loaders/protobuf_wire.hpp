@@ -25,10 +25,18 @@ struct LiftedMessage {
     std::vector<std::optional<ByteRange>> items;
 };
 
+// Restricts lifting to the entries of the map field at path[depth] whose key (field 1, a string)
+// is `key`: the other entries are copied whole.
+struct MapKey {
+    size_t depth = 0;
+    std::string key;
+};
+
 // `path` lists the field numbers from the root message to the bytes field (every field but the
 // last is a message; map fields are messages with key 1, value 2). Throws mo::Error naming `file`
 // and `format` ("ONNX", "GraphDef") on a truncated or malformed message.
 LiftedMessage lift_bytes_fields(const std::byte* data, size_t size, const std::vector<uint32_t>& path,
-                                size_t item_depth, const std::string& file, const std::string& format);
+                                size_t item_depth, const std::string& file, const std::string& format,
+                                const std::optional<MapKey>& only_key = std::nullopt);
 
 }  // namespace mo::protobuf_wire

@@ -11,10 +11,14 @@ using tf_family::kToNchw;
 using tf_family::kToNhwc;
 using tf_family::transpose;
 
-// The spatial (H, W) entries of a 4-value NHWC / NCHW list attribute.
+// The spatial (H, W) entries of a 4-value NHWC / NCHW list attribute, whose batch and channel
+// entries must be 1 (TensorFlow's depth-wise pooling windows the channels: not converted).
 std::vector<int64_t> spatial(ExtractContext& c, const char* attr, bool nhwc) {
     std::vector<int64_t> v = c.ints(attr, {1, 1, 1, 1});
     if (v.size() != 4) c.fail(std::string(attr) + " must have 4 values");
+    if (v[0] != 1 || v[nhwc ? 3 : 1] != 1)
+        c.unsupported(std::string(attr) + " over the batch or channel axis (" + std::to_string(v[0]) + " and " +
+                      std::to_string(v[nhwc ? 3 : 1]) + ")");
     return nhwc ? std::vector<int64_t>{v[1], v[2]} : std::vector<int64_t>{v[2], v[3]};
 }
 

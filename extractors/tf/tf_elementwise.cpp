@@ -12,10 +12,18 @@ void activation(ExtractContext& c) {
     c.set_output(0, *y);
 }
 
-// BiasAdd over the channel axis: last for NHWC, 1 for NCHW.
+// BiasAdd over the channel axis: last for NHWC, 1 for NCHW (the bias reshaped to [1, C, 1, ...]
+// of the input's rank, at least 3 as TensorFlow requires).
 void bias_add(ExtractContext& c) {
     OutPort b = c.input(1);
-    if (!tf_nhwc(c)) b = c.op("Reshape", "bias", {b, c.i64s("bias/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
+    if (!tf_nhwc(c)) {
+        const PartialShape& x = c.input(0).shape();
+        if (!x.rank_is_static()) c.unsupported("BiasAdd with data_format NCHW on an input of unknown rank");
+        if (x.rank() < 3) c.fail("BiasAdd with data_format NCHW needs an input of rank 3 or more, not " + std::to_string(x.rank()));
+        std::vector<int64_t> shape(x.rank(), 1);
+        shape[1] = -1;
+        b = c.op("Reshape", "bias", {b, c.i64s("bias/shape", shape)}, {{"special_zero", false}});
+    }
     c.set_output(0, c.op("Add", "", {c.input(0), b}));
 }
 

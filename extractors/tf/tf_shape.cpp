@@ -34,8 +34,10 @@ void cast(ExtractContext& c) {
     c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", tf_element_type(c.i("DstT"), c.where())}}));
 }
 
+// ResizeBilinear computes and returns float32 whatever its input type; ResizeNearestNeighbor keeps it.
 void resize(ExtractContext& c, bool bilinear) {
-    tf_family::resize(c, bilinear, c.i("align_corners", 0) != 0, c.i("half_pixel_centers", 0) != 0);
+    tf_family::resize(c, bilinear, c.i("align_corners", 0) != 0, c.i("half_pixel_centers", 0) != 0,
+                      bilinear ? ElementType::f32 : ElementType::dynamic);
 }
 
 }  // namespace

@@ -106,26 +106,28 @@ OnnxTensorReader::OnnxTensorReader(std::string model_path) : model_path_(std::mo
 Tensor OnnxTensorReader::read(const onnx::TensorProto& t, const std::string& where,
                               const std::shared_ptr<const MappedFile>& raw_owner, const std::byte* raw,
                               size_t raw_size) {
-    ElementType type = onnx_element_type(t.data_type(), where);
-    if (type == ElementType::dynamic) throw Error("tensor has no element type", where, "fix the model");
-    Shape shape = tensor_shape(t, where);
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) return read_external(t, type, shape, where);
-    if (raw) {
-        size_t need = byte_size(type, static_cast<size_t>(shape_size(shape)));
-        if (raw_size != need) size_mismatch(where, need, raw_size, "bytes");
-        auto view = std::make_shared<ViewBuffer>(raw_owner, raw, raw_size);
-        return Tensor(type, shape, std::move(view)).aligned_if_small();
-    }
-    if (t.has_raw_data()) return copy_bytes(t.raw_data().data(), t.raw_data().size(), type, shape, where);
-    if (type == ElementType::u4 || type == ElementType::i4)
-        throw Error("a 4-bit tensor stored in int32_data", where, "store 4-bit tensors as raw_data (two values a byte)");
-    switch (type) {
-        case ElementType::f32: return from_field(t.float_data(), type, shape, where);
-        case ElementType::f64: return from_field(t.double_data(), type, shape, where);
-        case ElementType::i64: return from_field(t.int64_data(), type, shape, where);
-        case ElementType::u32: case ElementType::u64: return from_field(t.uint64_data(), type, shape, where);
-        default: return from_field(t.int32_data(), type, shape, where);
-    }
+    return located(where, [&] {
+        ElementType type = onnx_element_type(t.data_type(), where);
+        if (type == ElementType::dynamic) throw Error("tensor has no element type", where, "fix the model");
+        Shape shape = tensor_shape(t, where);
+        if (t.data_location() == onnx::TensorProto::EXTERNAL) return read_external(t, type, shape, where);
+        if (raw) {
+            size_t need = byte_size(type, static_cast<size_t>(shape_size(shape)));
+            if (raw_size != need) size_mismatch(where, need, raw_size, "bytes");
+            auto view = std::make_shared<ViewBuffer>(raw_owner, raw, raw_size);
+            return Tensor(type, shape, std::move(view)).aligned_if_small();
+        }
+        if (t.has_raw_data()) return copy_bytes(t.raw_data().data(), t.raw_data().size(), type, shape, where);
+        if (type == ElementType::u4 || type == ElementType::i4)
+            throw Error("a 4-bit tensor stored in int32_data", where, "store 4-bit tensors as raw_data (two values a byte)");
+        switch (type) {
+            case ElementType::f32: return from_field(t.float_data(), type, shape, where);
+            case ElementType::f64: return from_field(t.double_data(), type, shape, where);
+            case ElementType::i64: return from_field(t.int64_data(), type, shape, where);
+            case ElementType::u32: case ElementType::u64: return from_field(t.uint64_data(), type, shape, where);
+            default: return from_field(t.int32_data(), type, shape, where);
+        }
+    });
 }
 
 Tensor OnnxTensorReader::read_external(const onnx::TensorProto& t, ElementType type, const Shape& shape,

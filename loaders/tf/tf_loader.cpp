@@ -42,11 +42,13 @@ struct TfModel {
 };
 
 // Constants' tensor_content stays in the mapped file: the bytes at
-// GraphDef.node(1).attr(5).value(2).tensor(8).tensor_content(4) are lifted out before parsing.
+// GraphDef.node(1).attr(5).value(2).tensor(8).tensor_content(4) are lifted out before parsing,
+// from the attr "value" only (another tensor attr's bytes must not pass for the constant's).
 TfModel parse_binary(const std::string& path) {
     TfModel m;
     m.file = MappedFile::open(path);
-    auto lifted = protobuf_wire::lift_bytes_fields(m.file->data(), m.file->size(), {1, 5, 2, 8, 4}, 0, path, "GraphDef");
+    auto lifted = protobuf_wire::lift_bytes_fields(m.file->data(), m.file->size(), {1, 5, 2, 8, 4}, 0, path, "GraphDef",
+                                                   protobuf_wire::MapKey{1, "value"});
     if (lifted.bytes.size() > static_cast<size_t>(INT32_MAX))
         throw Error("the GraphDef's structure exceeds 2 GB", path, "split the graph");
     if (!m.graph->ParseFromString(lifted.bytes))
@@ -238,9 +240,10 @@ private:
             const PartialShape shape = tf_shape(t.tensor_shape());
             if (!shape.is_static()) throw Error("a constant tensor has an unknown shape", where(n), "the model is corrupt");
             const Shape s = shape.to_shape();
-            if (byte_size(type, static_cast<size_t>(shape_size(s))) != content->size)
+            const size_t need = located(where(n), [&] { return byte_size(type, static_cast<size_t>(shape_size(s))); });
+            if (need != content->size)
                 throw Error("tensor_content holds " + std::to_string(content->size) + " bytes, the shape needs " +
-                                std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
+                                std::to_string(need),
                             where(n), "the model is corrupt; re-export it");
             value = Tensor(type, s, std::make_shared<ViewBuffer>(model_.file, model_.file->data() + content->offset, content->size))
                         .aligned_if_small();

@@ -65,9 +65,7 @@ Tensor from_list(ElementType type, const Shape& shape, const List& values, size_
     return t;
 }
 
-}  // namespace
-
-Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where) {
+Tensor read_value(const mo_tf::TensorProto& t, const std::string& where) {
     const ElementType type = tf_element_type(t.dtype(), where);
     const PartialShape ps = tf_shape(t.tensor_shape());
     if (!ps.is_static()) throw Error("a constant tensor has an unknown shape", where, "the model is corrupt");
@@ -98,6 +96,12 @@ Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where) {
         case ElementType::u16: return from_list<uint16_t>(type, shape, t.int_val(), count, where);
         default: throw Error("unsupported constant type", where);
     }
+}
+
+}  // namespace
+
+Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where) {
+    return located(where, [&] { return read_value(t, where); });
 }
 
 }  // namespace mo

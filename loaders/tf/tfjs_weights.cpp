@@ -104,7 +104,7 @@ std::map<std::string, Tensor> read_tfjs_weights(const json& manifest, const std:
                                 "re-export the TF.js model");
                 shape.push_back(dims[d].get<int64_t>());
             }
-            const auto count = static_cast<size_t>(shape_size(shape));
+            const auto count = static_cast<size_t>(located(where, [&] { return shape_size(shape); }));
             const std::string dtype = tfjs_member(w, at, "dtype", Kind::string, where)->get<std::string>();
             const ElementType type = stored_type(dtype, where);
             const json* q = tfjs_member(w, at, "quantization", Kind::object, where, false);

@@ -177,9 +177,10 @@ private:
         if (t.sparsity()) {  // densified now: DENSIFY then passes it on
             value = densify_tflite(*t.sparsity(), type, s, bytes, at);
         } else {
-            if (byte_size(type, static_cast<size_t>(shape_size(s))) != bytes.size())
+            const size_t need = located(at, [&] { return byte_size(type, static_cast<size_t>(shape_size(s))); });
+            if (need != bytes.size())
                 throw Error("the buffer holds " + std::to_string(bytes.size()) + " bytes, the shape and type need " +
-                                std::to_string(byte_size(type, static_cast<size_t>(shape_size(s)))),
+                                std::to_string(need),
                             at, "the model is corrupt; re-export it");
             value = Tensor(type, s, std::make_shared<ViewBuffer>(file_, bytes.data(), bytes.size())).aligned_if_small();
         }

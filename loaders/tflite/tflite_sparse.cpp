@@ -154,7 +154,7 @@ Tensor densify_tflite(const tflite::SparsityParameters& sp, ElementType type, co
                             where, "re-export the model");
     }
     // The file bounds the stored values, not the dense shape: held to constant folding's limit.
-    const int64_t elements = shape_size(shape);
+    const int64_t elements = located(where, [&] { return shape_size(shape); });
     if (!fits_max_folded_bytes(type, elements))
         throw Error("the sparse tensor densifies to " + std::to_string(elements) +
                         " elements, more than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",

@@ -278,6 +278,19 @@ TEST(OnnxLoader, InitializerWithWrongRawSizeIsAnError) {
     EXPECT_TRUE(contains(e, "'w'")) << e;
 }
 
+// byte_size does not know the tensor it is asked about; the error names the initializer.
+TEST(OnnxLoader, AnInitializerWhoseByteSizeOverflowsNamesItself) {
+    OnnxModelBuilder m(13);
+    onnx::TensorProto t = test::onnx_tensor("w", {1.f}, {1});
+    t.set_dims(0, int64_t{1} << 60);  // 2^60 floats over 4 bytes
+    m.initializer(t);
+    m.node("Relu", {"w"}, {"y"});
+    m.output("y");
+    std::string e = error_of(m.save("byte_size_overflow.onnx"));
+    EXPECT_TRUE(contains(e, "'w'")) << e;
+    EXPECT_TRUE(contains(e, "1152921504606846976 elements of f32 have more bytes than 64 bits count")) << e;
+}
+
 // A model whose initializer `w` (2 floats) lives in `location` at `offset`.
 std::string external_model(const std::string& name, const std::string& location, int64_t offset) {
     OnnxModelBuilder m(13);

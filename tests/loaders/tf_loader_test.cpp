@@ -127,6 +127,23 @@ TEST(TfLoader, ASplatConstantBeyondMaxConstantSizeIsAnError) {
                        {"huge", "1 value(s) repeated to 1099511627776 elements is larger than --max_constant_size"});
 }
 
+// Sizes that leave 64 bits were errors without a place: byte_size and shape_size do not know
+// the tensor they are asked about. The error names the constant.
+TEST(TfLoader, AConstantWhoseSizeOverflowsNamesItself) {
+    mo_tf::GraphDef content = small_graph();
+    auto& wide = constant(content, "wide", mo_tf::DT_FLOAT, {int64_t{1} << 60}, {});
+    (*wide.mutable_attr())["value"].mutable_tensor()->set_tensor_content(std::string(4, '\0'));
+    node(content, "sum", "AddV2", {"x", "wide"});
+    test::expect_error([&] { run(save(content, "content_overflow.pb"), 0); },
+                       {"node 'wide'", "1152921504606846976 elements of f32 have more bytes than 64 bits count"});
+
+    mo_tf::GraphDef values = small_graph();
+    constant(values, "square", mo_tf::DT_FLOAT, {int64_t{1} << 40, int64_t{1} << 40}, {1.f});
+    node(values, "sum", "AddV2", {"x", "square"});
+    test::expect_error([&] { run(save(values, "values_overflow.pb"), 0); },
+                       {"node 'square'", "more elements than 64 bits count"});
+}
+
 TEST(TfLoader, ConstantsWithTensorContentStayViewsOfTheFile) {
     mo_tf::GraphDef g = small_graph();
     for (auto& n : *g.mutable_node())
@@ -460,6 +477,75 @@ TEST(TfLoader, TfjsModelJsonOfTheWrongShapeIsAnError) {
                        {"the weight shards end before weight 'w'"});
     // The signature's outputs, an object keyed by tensor name, pick the results.
     EXPECT_EQ(run(model(none, {{"signature", {{"outputs", {{"max:0", json::object()}}}}}}), 0), std::vector<double>{9});
+}
+
+// Found by an audit of the TF extractors: each converted with exit 0 to an IR that computes
+// something other than TensorFlow does.
+TEST(TfLoader, NchwBiasAddAddsAlongAxisOneOfAnyRank) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {1, 2, 2, 2, 3});
+    constant(g, "b", mo_tf::DT_FLOAT, {2}, {1.f, 2.f});
+    set_s(node(g, "y", "BiasAdd", {"x", "b"}), "data_format", "NCHW");
+    auto out = convert_and_evaluate(g, "bias_nchw_rank5.pb", {Tensor::from_vector<float>(std::vector<float>(24), {1, 2, 2, 2, 3})});
+    std::vector<double> want(24, 1.0);  // channel 0 gets 1, channel 1 gets 2, whatever D, H, W
+    std::fill(want.begin() + 12, want.end(), 2.0);
+    EXPECT_EQ(out.at(0).to_f64(), want);
+
+    mo_tf::GraphDef flat;
+    placeholder(flat, "x", {3, 3});
+    constant(flat, "b", mo_tf::DT_FLOAT, {3}, {1.f, 2.f, 3.f});
+    set_s(node(flat, "y", "BiasAdd", {"x", "b"}), "data_format", "NCHW");
+    test::expect_error([&] { convert_and_evaluate(flat, "bias_nchw_rank2.pb", {}); },
+                       {"node 'y' (BiasAdd", "needs an input of rank 3 or more, not 2"});
+}
+
+// TensorFlow's depth-wise pooling (a window over the channels) was dropped: the IR returned x.
+TEST(TfLoader, PoolingOverTheChannelAxisIsNotSupported) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {1, 2, 2, 6});
+    auto& pool = node(g, "y", "MaxPool", {"x"});
+    set_ints(pool, "ksize", {1, 1, 1, 3});
+    set_ints(pool, "strides", {1, 1, 1, 3});
+    set_s(pool, "padding", "VALID");
+    test::expect_error([&] { convert_and_evaluate(g, "pool_depth.pb", {}); },
+                       {"node 'y' (MaxPool", "over the batch or channel axis (1 and 3)", "not supported"});
+}
+
+// A binary .pb's constant took the tensor_content of another tensor attribute of its node
+// ("_extra", which TensorFlow ignores): y = x + c gave [100, 100], not [1, 2].
+TEST(TfLoader, AConstantsBytesComeFromItsValueAttributeOnly) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {2});
+    const float hundreds[2] = {100.f, 100.f}, threes[2] = {3.f, 4.f};
+    auto extra = [&](mo_tf::NodeDef& n) {
+        auto* t = (*n.mutable_attr())["_extra"].mutable_tensor();
+        t->set_dtype(mo_tf::DT_FLOAT);
+        t->mutable_tensor_shape()->add_dim()->set_size(2);
+        t->set_tensor_content(std::string(reinterpret_cast<const char*>(hundreds), 8));
+    };
+    extra(constant(g, "listed", mo_tf::DT_FLOAT, {2}, {1.f, 2.f}));  // value as float_val
+    auto& stored = constant(g, "stored", mo_tf::DT_FLOAT, {2}, {});  // value as tensor_content too
+    (*stored.mutable_attr())["value"].mutable_tensor()->set_tensor_content(std::string(reinterpret_cast<const char*>(threes), 8));
+    extra(stored);
+    node(g, "sum", "AddV2", {"x", "listed"});
+    node(g, "y", "AddV2", {"sum", "stored"});
+    auto out = convert_and_evaluate(g, "extra_tensor_attr.pb", {Tensor::from_vector<float>({0, 0}, {2})});
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{4, 6}));
+}
+
+// ResizeBilinear returns float32 whatever its input: a uint8 input was interpolated and
+// rounded in uint8 ([0, 0, 1, 1] and a uint8 output).
+TEST(TfLoader, ResizeBilinearComputesInFloat) {
+    mo_tf::GraphDef g;
+    auto& x = node(g, "x", "Placeholder", {});
+    (*x.mutable_attr())["dtype"].set_type(mo_tf::DT_UINT8);
+    for (int64_t d : {1, 1, 2, 1}) (*x.mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(d);
+    constant(g, "size", mo_tf::DT_INT32, {2}, {}, {1, 4});
+    node(g, "y", "ResizeBilinear", {"x", "size"});
+    auto out = convert_and_evaluate(g, "resize_u8.pb", {Tensor::from_vector<uint8_t>({0, 1}, {1, 1, 2, 1})});
+    EXPECT_EQ(out.at(0).type(), ElementType::f32);
+    // Asymmetric sampling at 0, .5, 1, 1.5 (clamped to the last pixel).
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{0, .5, 1, 1}));
 }
 
 TEST(TfLoader, BrokenGraphsAreClearErrors) {

@@ -187,7 +187,7 @@ std::string regression(const std::string& name) {
 // bytes, the buffer passed the size check, and compressing the constant read past it (SIGBUS).
 TEST(TfliteLoader, AConstantWhoseByteSizeOverflowsIsAnError) {
     expect_conversion_error(regression("constant_whose_byte_size_overflows.tflite"),
-                            {"576460752303423489 elements of f32 have more bytes than 64 bits count"});
+                            {"tensor 'w' in", "576460752303423489 elements of f32 have more bytes than 64 bits count"});
 }
 
 // builtin_options_type 127, one past the last: the options table was looked up past its end

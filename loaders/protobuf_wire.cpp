@@ -9,6 +9,12 @@ namespace mo::protobuf_wire {
 namespace {
 
 enum WireType : uint32_t { Varint = 0, Fixed64 = 1, LengthDelimited = 2, Fixed32 = 5 };
+constexpr uint64_t kMaxFieldNumber = (uint64_t{1} << 29) - 1;  // protobuf's limit
+
+struct Field {
+    uint32_t number = 0, wire = 0;
+    size_t body = 0, size = 0;  // where a length-delimited value lies
+};
 
 class Reader {
 public:
@@ -30,6 +36,26 @@ public:
     void skip(uint64_t n) {
         if (n > end_ - pos_) corrupt("a field runs past the end of its message");
         pos_ += n;
+    }
+    // The next field's number and wire type; its value is skipped.
+    Field next_field() {
+        const uint64_t tag = varint();
+        if ((tag >> 3) == 0 || (tag >> 3) > kMaxFieldNumber) corrupt("field number " + std::to_string(tag >> 3));
+        Field f{static_cast<uint32_t>(tag >> 3), static_cast<uint32_t>(tag & 7)};
+        switch (f.wire) {
+            case Varint: varint(); break;
+            case Fixed64: skip(8); break;
+            case Fixed32: skip(4); break;
+            case LengthDelimited: {
+                const uint64_t len = varint();
+                f.body = pos_;
+                skip(len);
+                f.size = static_cast<size_t>(len);
+                break;
+            }
+            default: corrupt("unsupported wire type " + std::to_string(f.wire));
+        }
+        return f;
     }
     [[noreturn]] void corrupt(const std::string& what) const {
         throw Error("the " + format_ + " file is truncated or corrupt: " + what + " (byte " + std::to_string(pos_) + ")",
@@ -56,20 +82,8 @@ std::string map_key(const std::byte* base, size_t begin, size_t end, const std::
     Reader r(base, begin, end, file, format);
     std::string key;
     while (!r.done()) {
-        uint64_t tag = r.varint();
-        switch (static_cast<uint32_t>(tag & 7)) {
-            case Varint: r.varint(); break;
-            case Fixed64: r.skip(8); break;
-            case Fixed32: r.skip(4); break;
-            case LengthDelimited: {
-                uint64_t len = r.varint();
-                size_t body = r.pos();
-                r.skip(len);
-                if ((tag >> 3) == 1) key.assign(reinterpret_cast<const char*>(base + body), static_cast<size_t>(len));
-                break;
-            }
-            default: r.corrupt("unsupported wire type " + std::to_string(tag & 7));
-        }
+        const Field f = r.next_field();
+        if (f.number == 1 && f.wire == LengthDelimited) key.assign(reinterpret_cast<const char*>(base + f.body), f.size);
     }
     return key;
 }
@@ -88,38 +102,24 @@ struct Lifter {
     void copy(size_t begin, size_t end, size_t depth, std::string& out) {
         Reader r(base, begin, end, file, format);
         while (!r.done()) {
-            size_t field_start = r.pos();
-            uint64_t tag = r.varint();
-            auto field = static_cast<uint32_t>(tag >> 3);
-            auto wire = static_cast<uint32_t>(tag & 7);
-            if (field == 0) r.corrupt("field number 0");
-            switch (wire) {
-                case Varint: r.varint(); break;
-                case Fixed64: r.skip(8); break;
-                case Fixed32: r.skip(4); break;
-                case LengthDelimited: {
-                    uint64_t len = r.varint();
-                    size_t body = r.pos();
-                    r.skip(len);
-                    if (field != path[depth]) break;
-                    // Another entry of the map (a TensorFlow attr other than "value") is kept whole.
-                    if (only_key && only_key->depth == depth && map_key(base, body, r.pos(), file, format) != only_key->key)
-                        break;
-                    if (depth + 1 == path.size()) {
-                        if (!items.empty()) items.back() = ByteRange{body, static_cast<size_t>(len)};
-                        continue;  // dropped from the copy
-                    }
-                    if (depth == item_depth) items.emplace_back();
-                    std::string inner;
-                    copy(body, r.pos(), depth + 1, inner);
-                    put_varint(out, tag);
-                    put_varint(out, inner.size());
-                    out += inner;
-                    continue;
-                }
-                default: r.corrupt("unsupported wire type " + std::to_string(wire));
+            const size_t field_start = r.pos();
+            const Field f = r.next_field();
+            // Another entry of the map (a TensorFlow attr other than "value") is kept whole.
+            const bool on_path = f.wire == LengthDelimited && f.number == path[depth] &&
+                                 !(only_key && only_key->depth == depth &&
+                                   map_key(base, f.body, f.body + f.size, file, format) != only_key->key);
+            if (!on_path) {
+                out.append(reinterpret_cast<const char*>(base + field_start), r.pos() - field_start);
+            } else if (depth + 1 == path.size()) {
+                if (!items.empty()) items.back() = ByteRange{f.body, f.size};  // dropped from the copy
+            } else {
+                if (depth == item_depth) items.emplace_back();
+                std::string inner;
+                copy(f.body, f.body + f.size, depth + 1, inner);
+                put_varint(out, uint64_t{f.number} << 3 | LengthDelimited);
+                put_varint(out, inner.size());
+                out += inner;
             }
-            out.append(reinterpret_cast<const char*>(base + field_start), r.pos() - field_start);
         }
     }
 };

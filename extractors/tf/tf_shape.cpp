@@ -34,6 +34,12 @@ void cast(ExtractContext& c) {
     c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", tf_element_type(c.i("DstT"), c.where())}}));
 }
 
+void mirror_pad(ExtractContext& c) {
+    const std::string mode = c.s("mode", "");
+    if (mode != "REFLECT" && mode != "SYMMETRIC") c.fail("mode '" + mode + "' is neither REFLECT nor SYMMETRIC");
+    tf_family::pad(c, mode == "REFLECT" ? "reflect" : "symmetric");
+}
+
 // ResizeBilinear computes and returns float32 whatever its input type; ResizeNearestNeighbor keeps it.
 void resize(ExtractContext& c, bool bilinear) {
     tf_family::resize(c, bilinear, c.i("align_corners", 0) != 0, c.i("half_pixel_centers", 0) != 0,
@@ -59,8 +65,7 @@ void register_tf_shape(ExtractorRegistry& r) {
     r.add({"tf", "", "Pack", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
     r.add({"tf", "", "Pad", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
     r.add({"tf", "", "PadV2", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
-    r.add({"tf", "", "MirrorPad", 1, INT64_MAX,
-           [](ExtractContext& c) { tf_family::pad(c, c.s("mode", "REFLECT") == "REFLECT" ? "reflect" : "symmetric"); }});
+    r.add({"tf", "", "MirrorPad", 1, INT64_MAX, mirror_pad});
     r.add({"tf", "", "Mean", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
     r.add({"tf", "", "Sum", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
     r.add({"tf", "", "Max", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});

@@ -548,6 +548,25 @@ TEST(TfLoader, ResizeBilinearComputesInFloat) {
     EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{0, .5, 1, 1}));
 }
 
+// MirrorPad read any mode but REFLECT as SYMMETRIC; TensorFlow knows only those two.
+TEST(TfLoader, MirrorPadReflectsOrMirrorsAndRefusesOtherModes) {
+    for (auto [mode, want] : {std::pair{"REFLECT", std::vector<double>{2, 1, 2, 3, 2}},
+                              std::pair{"SYMMETRIC", std::vector<double>{1, 1, 2, 3, 3}}}) {
+        mo_tf::GraphDef g;
+        placeholder(g, "x", {3});
+        constant(g, "paddings", mo_tf::DT_INT32, {1, 2}, {}, {1, 1});
+        set_s(node(g, "y", "MirrorPad", {"x", "paddings"}), "mode", mode);
+        EXPECT_EQ(convert_and_evaluate(g, "mirror_pad.pb", {Tensor::from_vector<float>({1, 2, 3}, {3})}).at(0).to_f64(), want)
+            << mode;
+    }
+    mo_tf::GraphDef wrap;
+    placeholder(wrap, "x", {3});
+    constant(wrap, "paddings", mo_tf::DT_INT32, {1, 2}, {}, {1, 1});
+    set_s(node(wrap, "y", "MirrorPad", {"x", "paddings"}), "mode", "WRAP");
+    test::expect_error([&] { convert_and_evaluate(wrap, "mirror_pad_wrap.pb", {}); },
+                       {"node 'y' (MirrorPad", "mode 'WRAP' is neither REFLECT nor SYMMETRIC"});
+}
+
 TEST(TfLoader, BrokenGraphsAreClearErrors) {
     mo_tf::GraphDef missing = small_graph();
     node(missing, "extra", "Relu", {"nowhere:0"});

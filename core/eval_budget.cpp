@@ -18,6 +18,8 @@ EvalBudget::EvalBudget(int64_t operations, int64_t iterations)
 
 EvalBudget::~EvalBudget() { t_current = previous_; }
 
+bool EvalBudget::active() { return t_current != nullptr; }
+
 void EvalBudget::charge_operations(int64_t operations, const char* what) {
     EvalBudget* b = t_current;
     if (!b) return;

@@ -32,6 +32,8 @@ public:
     static bool affordable(int64_t operations);
     // One more iteration of a Loop or TensorIterator body, nested ones included.
     static void charge_iteration();
+    // Whether a budget is in scope: folding, as opposed to mo-run or --validate.
+    static bool active();
 
 private:
     int64_t operations_left_;

@@ -7,7 +7,9 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "core/eval_budget.hpp"
 #include "core/float16.hpp"
+#include "core/infer.hpp"
 #include "core/low_bit.hpp"
 #include "core/saturate_cast.hpp"
 
@@ -79,7 +81,15 @@ Tensor::Tensor(ElementType type, Shape shape, std::shared_ptr<const Buffer> buff
 }
 
 Tensor Tensor::allocate(ElementType type, Shape shape) {
-    auto bytes = mo::byte_size(type, static_cast<size_t>(shape_size(shape)));
+    const int64_t elements = shape_size(shape);
+    // Folding checks the outputs it knows the shapes of; the ops of a Loop body allocate what
+    // their inputs ask for (a Concat doubling a carried value took 3 GB). Refused before it is
+    // allocated, the tensor leaves its node unfolded.
+    if (EvalBudget::active() && !fits_max_folded_bytes(type, elements))
+        throw Error("folding would make a tensor of " + std::to_string(elements) + " elements of " + std::string(ir_name(type)) +
+                        ", more than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
+                    {}, "raise --max_constant_size if the model is genuine");
+    auto bytes = mo::byte_size(type, static_cast<size_t>(elements));
     return Tensor(type, std::move(shape), std::make_shared<OwnedBuffer>(bytes));
 }
 

@@ -197,7 +197,8 @@ void register_internal_ops(OpRegistry& r) {
     // read the elements from these nodes; nothing may remain of them in the IR.
     auto placeholder = [](InferContext& c) { c.set_output(0, ElementType::dynamic, PartialShape::dynamic_rank()); };
     internal("SequenceMake", 0, SIZE_MAX, {}, placeholder, {});
-    internal("SequenceInsert", 2, 2, {{"position", AttrKind::Int, int64_t{-1}}}, placeholder, {});
+    internal("SequenceInsert", 2, 2, {{"position", AttrKind::Int, int64_t{-1}}, {"length", AttrKind::Int, int64_t{-1}}},
+             placeholder, {});
 }
 
 }  // namespace mo

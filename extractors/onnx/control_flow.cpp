@@ -149,6 +149,7 @@ const Tensor* invariant_value(ExtractContext& c, const Body& body, const OutPort
 // sequence placeholders then resolve like any other. Returns false when the Loop is not such a one.
 bool unroll_with_sequences(ExtractContext& c, const Body& body) {
     constexpr int64_t kMaxIterations = 64;
+    constexpr int64_t kMaxUnrolledNodes = 65536;  // a 50,000-node body 64 times took 2.6 GB
     const Tensor* trip = c.input_value(0);
     if (!trip || trip->size() != 1) return false;
     const int64_t iterations = trip->to_i64()[0];
@@ -157,6 +158,10 @@ bool unroll_with_sequences(ExtractContext& c, const Body& body) {
     if (!known_true(invariant_value(c, body, g.results()[0].in(0).src()))) return false;
     for (const Node& n : g.nodes())
         if (n.is("FrameworkNode") || !n.bodies().empty()) return false;
+    const auto nodes = static_cast<int64_t>(g.node_count());
+    if (nodes > kMaxUnrolledNodes / iterations)
+        c.unsupported("unrolling this Loop, which carries a sequence, into " + std::to_string(iterations) + " copies of " +
+                      std::to_string(nodes) + " body nodes (at most " + std::to_string(kMaxUnrolledNodes) + " in all)");
     std::vector<OutPort> inputs;
     for (size_t i = 0; i < c.input_count(); ++i) inputs.push_back(c.input(i));
     const auto outputs = unroll_loop_body(body, c.graph(), inputs, c.output_count(), iterations, c.name() + "/");
@@ -178,7 +183,14 @@ void loop(ExtractContext& c) {
         c.fail("the body's outputs do not match the Loop's", "fix the model");
     const size_t scans = g.results().size() - 1 - carried;
     Node loop = c.node();
-    if (!c.has_input(0)) loop.in(0).connect(c.i64("trip_count", -1));
+    // Loop-5 reads a negative trip count as no limit; ONNX's M < 0 runs no iteration.
+    if (!c.has_input(0)) {
+        loop.in(0).connect(c.i64("trip_count", -1));
+    } else if (const Tensor* m = c.input_value(0); !m || m->size() != 1) {
+        loop.in(0).connect(c.op("Maximum", "trip_count", {c.input(0), c.i64("trip_count/zero", 0)}));
+    } else if (m->to_i64()[0] < 0) {
+        loop.in(0).connect(c.i64("trip_count", 0));
+    }
     if (!c.has_input(1)) loop.in(1).connect(c.constant("execution_condition", Tensor::scalar<bool>(true)));
 
     // Body Parameter 0: the iteration number, as ONNX an i64 scalar.
@@ -270,7 +282,12 @@ void scan(ExtractContext& c) {
         // OpenVINO's slice keeps the iterated axis (extent 1); ONNX's body sees it removed.
         const size_t param = n_state + j;
         int64_t axis = in_axes[j];
-        if (int64_t rank = ExtractContext::rank_of(c.input(param)); rank >= 0 && axis < 0) axis += rank;
+        if (int64_t rank = ExtractContext::rank_of(c.input(param)); rank >= 0) {
+            if (axis < -rank || axis >= rank)
+                c.fail("scan_input_axes[" + std::to_string(j) + "] is " + std::to_string(axis) + ", outside the input's rank " +
+                       std::to_string(rank), "fix the model");
+            if (axis < 0) axis += rank;
+        }
         Node p = g.parameters()[param];
         auto targets = p.out(0).targets();
         OutPort squeezed = add_body_op(body, "Squeeze", p.name() + "/slice", {p.out(0), body_i64s(body, p.name() + "/slice/axis", {axis})}).out(0);

@@ -5,27 +5,38 @@
 // by the consumer that needs them.
 #include "extractors/onnx/sequence.hpp"
 
+#include <deque>
+
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 
 namespace mo {
 
 std::optional<std::vector<OutPort>> sequence_elements(const OutPort& port) {
-    const Node n = port.node();
-    if (n.is("SequenceMake")) {
-        std::vector<OutPort> elements;
-        for (size_t i = 0; i < n.input_count(); ++i) elements.push_back(n.in(i).src());
-        return elements;
+    // Down the chain of SequenceInserts to the SequenceMake it starts from, then the inserts
+    // from the first: a loop, not a recursion, as a chain may be 100,000 long.
+    std::vector<Node> inserts;
+    Node n = port.node();
+    for (; n.is("SequenceInsert"); n = n.in(0).src().node()) inserts.push_back(n);
+    if (!n.is("SequenceMake")) return std::nullopt;
+    std::deque<OutPort> elements;
+    for (size_t i = 0; i < n.input_count(); ++i) elements.push_back(n.in(i).src());
+    for (auto it = inserts.rbegin(); it != inserts.rend(); ++it) {
+        int64_t position = it->attr<int64_t>("position");
+        const auto size = static_cast<int64_t>(elements.size());
+        if (position < 0) position += size + 1;  // -1 appends
+        if (position < 0 || position > size) return std::nullopt;
+        elements.insert(elements.begin() + position, it->in(1).src());
     }
-    if (!n.is("SequenceInsert")) return std::nullopt;
-    auto elements = sequence_elements(n.in(0).src());
-    if (!elements) return std::nullopt;
-    int64_t position = n.attr<int64_t>("position");
-    const auto size = static_cast<int64_t>(elements->size());
-    if (position < 0) position += size + 1;  // -1 appends
-    if (position < 0 || position > size) return std::nullopt;
-    elements->insert(elements->begin() + position, n.in(1).src());
-    return elements;
+    return std::vector<OutPort>(elements.begin(), elements.end());
+}
+
+std::optional<int64_t> known_sequence_length(const OutPort& port) {
+    const Node n = port.node();
+    if (n.is("SequenceMake")) return static_cast<int64_t>(n.input_count());
+    if (n.is("SequenceInsert") && n.attr<int64_t>("length") >= 0) return n.attr<int64_t>("length");
+    if (auto elements = sequence_elements(port)) return static_cast<int64_t>(elements->size());
+    return std::nullopt;
 }
 
 namespace {
@@ -57,16 +68,18 @@ void sequence_construct(ExtractContext& c) {
 }
 
 // Kept as a placeholder when the sequence is not known yet (a Loop body's carried sequence):
-// the Loop extractor resolves it.
+// the Loop extractor resolves it. The placeholder records its length when known, so that the
+// next insert of a chain finds it at once.
 void sequence_insert(ExtractContext& c) {
     int64_t at = -1;
+    const std::optional<int64_t> size = known_sequence_length(c.input(0));
     if (c.has_input(2)) {
-        auto elements = sequence_elements(c.input(0));
-        const int64_t size = elements ? static_cast<int64_t>(elements->size()) : 0;
-        if (!elements) c.unsupported("SequenceInsert at a position into a sequence not known at conversion");
-        at = position(c, 2, size, 1);
+        if (!size) c.unsupported("SequenceInsert at a position into a sequence not known at conversion");
+        at = position(c, 2, *size, 1);
     }
-    c.set_output(0, c.op("SequenceInsert", "", {c.input(0), c.input(1)}, {{"position", at}}));
+    if (size && *size >= kMaxSequenceElements)
+        c.unsupported("a sequence of more than " + std::to_string(kMaxSequenceElements) + " elements");
+    c.set_output(0, c.op("SequenceInsert", "", {c.input(0), c.input(1)}, {{"position", at}, {"length", size ? *size + 1 : -1}}));
 }
 
 void sequence_erase(ExtractContext& c) {
@@ -109,11 +122,10 @@ void split_to_sequence(ExtractContext& c) {
     if (!d.is_static()) c.unsupported("SplitToSequence along an axis of unknown length");
     const int64_t length = d.get_length();
     // Each element becomes a tensor of its own: the count is checked before any is made.
-    constexpr int64_t kMaxElements = 65536;
     auto check_count = [&](int64_t count) {
-        if (count > kMaxElements)
+        if (count > kMaxSequenceElements)
             c.unsupported("SplitToSequence into " + std::to_string(count) + " elements (at most " +
-                          std::to_string(kMaxElements) + ")");
+                          std::to_string(kMaxSequenceElements) + ")");
     };
     std::vector<int64_t> lengths;
     if (!c.has_input(1)) {

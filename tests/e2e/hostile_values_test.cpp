@@ -9,7 +9,9 @@
 #include <limits>
 #include <tuple>
 
+#include "core/eval_budget.hpp"
 #include "core/evaluator.hpp"
+#include "core/infer.hpp"
 #include "emit/ir_test_util.hpp"
 #include "extractors/onnx_test_support.hpp"
 #include "loaders/ir/ir_reader.hpp"
@@ -395,6 +397,177 @@ TEST(HostileValues, AConsumerOfAnOutputTheOpDoesNotHave) {
     m.node("Neg", {"extra"}, {"y"}, {}, "reader");
     m.output("y");
     expect_refused(m, "shape_second_output", {"Shape has no output 1, but node 'reader' reads it"});
+}
+
+// ---- control flow (found by an audit of If, Loop, Scan and sequences) -------------------------
+
+// A body graph node by node; kSequence declares a sequence of float tensors.
+constexpr int32_t kSequence = -1;
+struct BodyGraph {
+    onnx::GraphProto g;
+    static void declare(onnx::ValueInfoProto* v, const std::string& name, int32_t type) {
+        v->set_name(name);
+        if (type == kSequence)
+            v->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+                onnx::TensorProto::FLOAT);
+        else
+            v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    }
+    BodyGraph& in(const std::string& name, int32_t type) { return declare(g.add_input(), name, type), *this; }
+    BodyGraph& out(const std::string& name, int32_t type) { return declare(g.add_output(), name, type), *this; }
+    onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+        onnx::NodeProto* n = g.add_node();
+        n->set_op_type(op);
+        for (const auto& i : inputs) n->add_input(i);
+        for (const auto& o : outputs) n->add_output(o);
+        return *n;
+    }
+};
+
+// (i, cond, v) -> (cond, v + 1)
+onnx::GraphProto add_one_body() {
+    BodyGraph b;
+    b.in("i", onnx::TensorProto::INT64).in("c", onnx::TensorProto::BOOL).in("v", onnx::TensorProto::FLOAT);
+    b.out("c_out", onnx::TensorProto::BOOL).out("v_out", onnx::TensorProto::FLOAT);
+    b.node("Identity", {"c"}, {"c_out"});
+    *b.g.add_initializer() = test::onnx_tensor("one", {1.f}, {});
+    b.node("Add", {"v", "one"}, {"v_out"});
+    return b.g;
+}
+
+// ONNX runs no iteration for M < 0; Loop-5 reads a negative trip count as no limit, so the IR
+// ran until the body's condition stopped it (here: never, with a constant true condition).
+TEST(HostileValues, LoopWithANegativeTripCountRunsNoIteration) {
+    const Tensor x = Tensor::from_vector<float>({10, 20}, {2});
+    test::OnnxModelBuilder constant(13);
+    constant.input("x", {2});
+    constant.initializer(test::int_tensor<int64_t>("M", onnx::TensorProto::INT64, {-1}, {}));
+    constant.initializer(test::int_tensor<uint8_t>("cond", onnx::TensorProto::BOOL, {1}, {}));
+    set_graph(constant.node("Loop", {"M", "cond", "x"}, {"y"}), "body", add_one_body());
+    constant.output("y");
+    EXPECT_EQ(evaluate(*convert_model(constant, "loop_negative_m"), {x}).at(0).to_f64(), (std::vector<double>{10, 20}));
+
+    test::OnnxModelBuilder given(13);
+    given.input("x", {2});
+    given.input("M", {}, onnx::TensorProto::INT64);
+    given.initializer(test::int_tensor<uint8_t>("cond", onnx::TensorProto::BOOL, {1}, {}));
+    set_graph(given.node("Loop", {"M", "cond", "x"}, {"y"}), "body", add_one_body());
+    given.output("y");
+    auto ir = convert_model(given, "loop_given_m");
+    EXPECT_EQ(evaluate(*ir, {x, Tensor::scalar<int64_t>(-5)}).at(0).to_f64(), (std::vector<double>{10, 20}));
+    EXPECT_EQ(evaluate(*ir, {x, Tensor::scalar<int64_t>(3)}).at(0).to_f64(), (std::vector<double>{13, 23}));
+}
+
+// SequenceEmpty then `inserts` SequenceInserts of x, then SequenceLength.
+test::OnnxModelBuilder insert_chain(int inserts) {
+    test::OnnxModelBuilder m(17);
+    m.input("x", {1});
+    m.node("SequenceEmpty", {}, {"s0"}, {{"dtype", 1}});
+    for (int k = 0; k < inserts; ++k)
+        m.node("SequenceInsert", {"s" + std::to_string(k), "x"}, {"s" + std::to_string(k + 1)});
+    m.node("SequenceLength", {"s" + std::to_string(inserts)}, {"y"});
+    m.output("y", onnx::TensorProto::INT64);
+    return m;
+}
+
+// The chain was followed by recursion, one frame per insert: SIGSEGV at about 43,000.
+TEST(HostileValues, ALongSequenceInsertChain) {
+    auto ir = convert_model(insert_chain(50000), "insert_chain");
+    const Tensor* length = ir->results().at(0).in(0).value();
+    ASSERT_NE(length, nullptr);
+    EXPECT_EQ(length->to_i64(), (std::vector<int64_t>{50000}));
+    expect_refused(insert_chain(65537), "insert_chain_too_long", {"a sequence of more than 65536 elements"});
+}
+
+// Inserts at given positions: [a] -> [b, a] -> [b, c, a] (the length each insert records).
+TEST(HostileValues, SequenceInsertsAtPositions) {
+    test::OnnxModelBuilder m(17);
+    for (const char* name : {"a", "b", "c"}) m.input(name, {1});
+    m.initializer(test::int_tensor<int64_t>("zero", onnx::TensorProto::INT64, {0}, {}));
+    m.initializer(test::int_tensor<int64_t>("one", onnx::TensorProto::INT64, {1}, {}));
+    m.node("SequenceConstruct", {"a"}, {"s1"});
+    m.node("SequenceInsert", {"s1", "b", "zero"}, {"s2"});
+    m.node("SequenceInsert", {"s2", "c", "one"}, {"s3"});
+    m.node("ConcatFromSequence", {"s3"}, {"y"}, {{"axis", 0}});
+    m.output("y");
+    auto out = evaluate(*convert_model(m, "insert_positions"), {Tensor::from_vector<float>({1}, {1}),
+                                                                 Tensor::from_vector<float>({2}, {1}),
+                                                                 Tensor::from_vector<float>({3}, {1})});
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{2, 3, 1}));
+}
+
+// Unrolling a Loop that carries a sequence made 64 copies of its body whatever the body's size
+// (50,000 nodes: 2.6 GB).
+TEST(HostileValues, UnrollingALoopThatCarriesASequenceIsBounded) {
+    BodyGraph b;
+    b.in("i", onnx::TensorProto::INT64).in("c", onnx::TensorProto::BOOL).in("seq_in", kSequence);
+    b.out("c_out", onnx::TensorProto::BOOL).out("seq_out", kSequence);
+    *b.g.add_initializer() = test::int_tensor<uint8_t>("always", onnx::TensorProto::BOOL, {1}, {});
+    b.node("Identity", {"always"}, {"c_out"});
+    std::string v = "x";
+    for (int k = 0; k < 1100; ++k) b.node("Neg", {v}, {"n" + std::to_string(k)}), v = "n" + std::to_string(k);
+    b.node("SequenceInsert", {"seq_in", v}, {"s1"});
+    b.node("SequenceInsert", {"s1", "x"}, {"seq_out"});
+    test::OnnxModelBuilder m(17);
+    m.input("x", {2});
+    m.initializer(test::int_tensor<int64_t>("M", onnx::TensorProto::INT64, {64}, {}));
+    m.initializer(test::int_tensor<uint8_t>("cond", onnx::TensorProto::BOOL, {1}, {}));
+    m.node("SequenceEmpty", {}, {"e"}, {{"dtype", 1}});
+    set_graph(m.node("Loop", {"M", "cond", "e"}, {"s"}), "body", b.g);
+    m.node("SequenceLength", {"s"}, {"y"});
+    m.output("y", onnx::TensorProto::INT64);
+    expect_refused(m, "unroll_too_large", {"node 'Loop_", "64 copies of", "at most 65536 in all"});
+}
+
+// A constant Loop that doubles its carried value 40 times: folding checks the outputs whose
+// shapes it knows, and the body's Concat allocated 3 GB before failing. Folding now makes no
+// tensor above --max_constant_size, inside a body or not; mo-run (no budget) still may.
+TEST(HostileValues, FoldingALoopMakesNoTensorAboveMaxConstantSize) {
+    BodyGraph b;
+    b.in("i", onnx::TensorProto::INT64).in("c", onnx::TensorProto::BOOL).in("v", onnx::TensorProto::FLOAT);
+    b.out("c_out", onnx::TensorProto::BOOL).out("v_out", onnx::TensorProto::FLOAT);
+    b.node("Identity", {"c"}, {"c_out"});
+    onnx::NodeProto& concat = b.node("Concat", {"v", "v"}, {"v_out"});
+    onnx::AttributeProto* axis = concat.add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    test::OnnxModelBuilder m(13);
+    m.initializer("x", {1.f}, {1});
+    m.initializer(test::int_tensor<int64_t>("M", onnx::TensorProto::INT64, {40}, {}));
+    m.initializer(test::int_tensor<uint8_t>("cond", onnx::TensorProto::BOOL, {1}, {}));
+    set_graph(m.node("Loop", {"M", "cond", "x"}, {"y"}), "body", b.g);
+    m.output("y");
+    test::ScratchDir out{"loop_doubling"};
+    ConversionOptions o;
+    o.input_model = m.save("loop_doubling.onnx");
+    o.output_dir = out.path().string();
+    o.max_constant_bytes = int64_t{1} << 20;
+    EXPECT_LT(convert(o).bin_bytes, size_t{1} << 20);
+
+    const int64_t saved = max_folded_bytes();
+    set_max_folded_bytes(1000);
+    {
+        EvalBudget folding(kMaxFoldedOperations, kMaxFoldedIterations);
+        test::expect_error([] { Tensor::allocate(ElementType::f32, {251}); }, "more than --max_constant_size (1000 bytes)");
+        EXPECT_NO_THROW(Tensor::allocate(ElementType::f32, {250}));
+    }
+    EXPECT_NO_THROW(Tensor::allocate(ElementType::f32, {251}));  // evaluation outside folding
+    set_max_folded_bytes(saved);
+}
+
+TEST(HostileValues, ScanInputAxisOutsideTheRank) {
+    BodyGraph b;
+    b.in("s", onnx::TensorProto::FLOAT).in("slice", onnx::TensorProto::FLOAT);
+    b.out("s_out", onnx::TensorProto::FLOAT);
+    b.node("Add", {"s", "slice"}, {"s_out"});
+    test::OnnxModelBuilder m(11);
+    m.input("init", {3});
+    m.input("x", {2, 3});
+    onnx::NodeProto& scan = m.node("Scan", {"init", "x"}, {"y"}, {{"num_scan_inputs", 1}, {"scan_input_axes", {-3}}});
+    set_graph(scan, "body", b.g);
+    m.output("y");
+    expect_refused(m, "scan_axis_minus_3", {"scan_input_axes[0] is -3, outside the input's rank 2"});
 }
 
 TEST(HostileValues, ConcatOfNothing) {

@@ -9,6 +9,7 @@ namespace mo {
 void apply_input_overrides(const std::vector<std::string>& names, std::vector<PartialShape>& shapes,
                            const ConversionOptions& options, const std::string& path) {
     size_t position = 0;
+    std::vector<bool> given(names.size());
     for (const InputSpec& spec : options.inputs) {
         size_t index = position++;
         if (!spec.name.empty()) {
@@ -19,10 +20,14 @@ void apply_input_overrides(const std::vector<std::string>& names, std::vector<Pa
                 throw Error("the model has no input '" + spec.name + "'", path, "the model's inputs are: " + list);
             }
         } else if (index >= names.size()) {
-            throw Error("--input gives " + std::to_string(options.inputs.size()) + " shapes but the model has " +
-                            std::to_string(names.size()) + " inputs",
+            throw Error("--input / --input_shape give " + std::to_string(options.inputs.size()) +
+                            " entries but the model has " + std::to_string(names.size()) + " inputs",
                         path, "give one shape per model input or name the inputs");
         }
+        // A second entry for an input would silently replace the first.
+        if (given[index])
+            throw Error("--input gives input '" + names[index] + "' twice", path, "give each input once");
+        given[index] = true;
         if (spec.shape) shapes[index] = *spec.shape;
     }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -106,6 +107,7 @@ std::string brackets_of(std::string s) {  // "(1,2)" -> "[1,2]"
 std::vector<PartialShape> parse_shape_list(const std::string& text) {
     std::vector<PartialShape> shapes;
     std::string t = trim(text);
+    if (t.empty()) throw UsageError("no shape given", "--input_shape", "write [1,3,224,224], or [] for a scalar");
     bool bracketed = !t.empty() && (t.front() == '[' || t.front() == '(');
     if (!bracketed) return {parse_shape(t, "--input_shape")};  // a single unbracketed shape: 1,3,224,224
     for (const std::string& part : split_top_level(t, "--input_shape")) {
@@ -137,6 +139,10 @@ static std::vector<double> parse_values(const std::string& text, const std::stri
         } catch (const std::exception&) {
             throw UsageError("'" + item + "' is not a number", flag, "write numbers like 1, -0.5, 2e3");
         }
+        // Values are kept as doubles: an integer beyond 2^53 would silently become another.
+        if (item.find_first_not_of("+-0123456789") == std::string::npos && std::abs(values.back()) >= 0x1p53)
+            throw UsageError("'" + item + "' is an integer of 2^53 or more, which mo cannot freeze exactly", flag,
+                             "freeze the input to a smaller value, or keep it an input");
     }
     if (values.empty()) throw UsageError("no values in '" + text + "'", flag, "write [1 2 3]");
     return values;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/op_test_util.hpp"
+
 namespace mo {
 namespace {
 
@@ -123,6 +125,13 @@ TEST(MoCommandLine, PreprocessingFlags) {
     EXPECT_EQ(l.options.layouts[1].target, "nchw");
     EXPECT_EQ(l.options.layouts[2].source, "nhwc");
     EXPECT_THROW(parse({"--input_model", "m", "--layout", "nhwcc"}), UsageError);
+    // Found by an audit: an empty shape list became a scalar, and integers beyond 2^53 another
+    // integer (frozen values are doubles).
+    EXPECT_THROW(parse({"--input_model", "m", "--input_shape", ""}), UsageError);
+    test::expect_error([&] { parse({"--input_model", "m", "--input", "x->[1 9007199254740993]"}); },
+                       {"'9007199254740993' is an integer of 2^53 or more"});
+    EXPECT_EQ(parse({"--input_model", "m", "--input", "x->[-9007199254740991]"}).options.inputs[0].value,
+              (std::vector<double>{-9007199254740991.0}));
     EXPECT_THROW(parse({"--input_model", "m", "--layout", "x(n1)"}), UsageError);
 }
 

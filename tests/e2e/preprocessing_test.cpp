@@ -134,5 +134,90 @@ TEST(InputPreprocessing, BadOptionsAreClearErrors) {
     EXPECT_TRUE(out.entries().empty());
 }
 
+// Found by an audit of the flags, run end to end.
+TEST(InputPreprocessing, EntriesGivenTwiceAndLayoutsOfAnotherRankAreErrors) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 3, 2, 2});
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    const std::string path = m.save("twice.onnx");
+    test::ScratchDir out{"twice"};
+    auto refused = [&](ConversionOptions o, std::initializer_list<const char*> fragments) {
+        o.input_model = path;
+        o.output_dir = out.path().string();
+        test::expect_error([&] { convert(o); }, fragments);
+        EXPECT_TRUE(out.entries().empty());
+    };
+    ConversionOptions means;  // the positional entry was silently replaced by the named one
+    means.mean_values = {{"", {1, 2, 3}}, {"x", {4, 5, 6}}};
+    refused(means, {"--mean_values gives input 'x' twice", "give each input once"});
+    ConversionOptions shapes;
+    shapes.inputs = {InputSpec{"x", PartialShape{1, 3, 2, 2}, std::nullopt}, InputSpec{"x", PartialShape{2, 3, 2, 2}, std::nullopt}};
+    refused(shapes, {"--input gives input 'x' twice"});
+    ConversionOptions layout;  // was accepted: the rank was checked only with a target layout
+    layout.layouts = {InputLayout{"x", "nc", ""}};
+    layout.mean_values = {{"x", {1, 2, 3}}};
+    refused(layout, {"input 'x' has 4 axes but layout 'nc' has 2", "one letter per axis"});
+}
+
+// Refused before: a [1] mask and [1, 3] token ids next to an image ("needs a known rank",
+// "means and scales need a float input" although none were given).
+TEST(InputPreprocessing, ReversedChannelsLeaveInputsThatAreNotImages) {
+    test::OnnxModelBuilder m(13);
+    m.input("image", {1, 3, 1, 1});
+    m.input("mask", {1});
+    m.input("ids", {1, 3}, onnx::TensorProto::INT64);
+    m.node("Relu", {"image"}, {"y"});
+    m.node("Neg", {"mask"}, {"z"});
+    m.node("Identity", {"ids"}, {"w"});
+    m.output("y").output("z").output("w", onnx::TensorProto::INT64);
+    test::ScratchDir out{"reverse_images_only"};
+    ConversionOptions o;
+    o.input_model = m.save("reverse_images_only.onnx");
+    o.reverse_input_channels = true;
+    auto ir = convert_to_ir(o, out);
+    auto got = evaluate(*ir, {Tensor::from_vector<float>({1, 2, 3}, {1, 3, 1, 1}), Tensor::from_vector<float>({5}, {1}),
+                              Tensor::from_vector<int64_t>({7, 8, 9}, {1, 3})});
+    EXPECT_EQ(got.at(0).to_f64(), (std::vector<double>{3, 2, 1}));
+    EXPECT_EQ(got.at(1).to_f64(), (std::vector<double>{-5}));
+    EXPECT_EQ(got.at(2).to_f64(), (std::vector<double>{7, 8, 9}));
+}
+
+// A scale of 1e-8 was compressed to an f16 0: the IR divided by zero (inf, NaN).
+TEST(InputPreprocessing, MeansAndScalesStayExactWithF16Compression) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 3, 1, 1});
+    m.node("Identity", {"x"}, {"y"});
+    m.output("y");
+    test::ScratchDir out{"tiny_scale"};
+    ConversionOptions o;
+    o.input_model = m.save("tiny_scale.onnx");
+    o.output_dir = out.path().string();
+    o.scale_values = {{"x", {1e-8}}};
+    o.compress_to_fp16 = true;
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    const auto got = evaluate(*ir, {Tensor::from_vector<float>({1, 2, 3}, {1, 3, 1, 1})}).at(0).to_f64();
+    const std::vector<double> want{1e8, 2e8, 3e8};
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got.at(i), want[i], want[i] * 1e-6) << i;
+}
+
+TEST(InputPreprocessing, AFrozenInputIsHeldToMaxConstantSize) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {"N"});
+    m.node("Neg", {"x"}, {"y"});
+    m.output("y");
+    test::ScratchDir out{"frozen_huge"};
+    ConversionOptions o;
+    o.input_model = m.save("frozen_huge.onnx");
+    o.output_dir = out.path().string();
+    o.max_constant_bytes = 1024;
+    o.inputs = {InputSpec{"x", PartialShape{257}, std::vector<double>{1}}};
+    test::expect_error([&] { convert(o); }, {"input 'x' is frozen to 257 elements of f32", "more than --max_constant_size"});
+    o.inputs = {InputSpec{"x", PartialShape{256}, std::vector<double>{1.5}}};
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    EXPECT_TRUE(ir->parameters().empty());
+    EXPECT_EQ(evaluate(*ir, {}).at(0).to_f64(), std::vector<double>(256, -1.5));
+}
+
 }  // namespace
 }  // namespace mo

@@ -1,9 +1,12 @@
 #include "transforms/front/input_preprocessing.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/infer.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
 namespace mo {
@@ -38,6 +41,21 @@ void set_batch(Graph& g, int64_t batch) {
     }
 }
 
+// `values` (one per element, or one for all) as a tensor of `type` and shape `s`; one value is
+// repeated in its own type, without a list of doubles as long as the tensor.
+Tensor frozen_value(const std::vector<double>& values, const Shape& s, ElementType type) {
+    if (values.size() != 1 || bit_width(type) % 8 != 0) {
+        const std::vector<double> all(values.size() == 1 ? static_cast<size_t>(shape_size(s)) : values.size(), values[0]);
+        return Tensor::from_vector<double>(values.size() == 1 ? all : values, s).convert(type);
+    }
+    const Tensor one = Tensor::from_vector<double>(values, {}).convert(type);
+    Tensor out = Tensor::allocate(type, s);
+    const size_t width = one.byte_size();
+    auto* dst = out.mutable_data<std::byte>();
+    for (size_t i = 0, n = static_cast<size_t>(shape_size(s)); i < n; ++i) std::memcpy(dst + i * width, one.bytes(), width);
+    return out;
+}
+
 void freeze(Graph& g, const InputSpec& spec) {
     Node p = parameter_for(g, spec.name, 0, "--input");
     const PartialShape shape = spec.shape ? *spec.shape : p.attr<PartialShape>("shape");
@@ -45,15 +63,20 @@ void freeze(Graph& g, const InputSpec& spec) {
         throw Error("input '" + spec.name + "' has no static shape to freeze with", g.source_path,
                     "give its shape: --input " + spec.name + "[1,3]->[...]");
     const Shape s = shape.to_shape();
-    std::vector<double> values = *spec.value;
+    const std::vector<double>& values = *spec.value;
     const auto count = static_cast<size_t>(shape_size(s));
-    if (values.size() == 1) values.assign(count, values[0]);
-    if (values.size() != count)
+    if (values.size() != 1 && values.size() != count)
         throw Error("input '" + spec.name + "' is frozen with " + std::to_string(spec.value->size()) + " values for " +
                         std::to_string(count) + " elements",
                     g.source_path, "give one value per element, or one for all");
     const ElementType type = p.out(0).type() == ElementType::dynamic ? ElementType::f32 : p.out(0).type();
-    Node c = g.add_constant(p.name() + "/frozen", Tensor::from_vector<double>(values, s).convert(type));
+    // One value repeated over a shape the user gave: checked before anything is allocated.
+    if (!fits_max_folded_bytes(type, static_cast<int64_t>(count)))
+        throw Error("input '" + spec.name + "' is frozen to " + std::to_string(count) + " elements of " +
+                        std::string(ir_name(type)) + ", more than --max_constant_size (" +
+                        std::to_string(max_folded_bytes()) + " bytes)",
+                    g.source_path, "freeze it to a smaller shape, or raise --max_constant_size");
+    Node c = g.add_constant(p.name() + "/frozen", frozen_value(*spec.value, s, type));
     p.out(0).replace_all_uses_with(c.out(0));
     c.out(0).names() = p.out(0).names();
     auto& params = g.parameters();
@@ -109,17 +132,22 @@ struct ChannelSteps {
 // [/ scale], the consumers of x moved to the end.
 void preprocess(Graph& g, const Node& p, const OutPort& x, const ChannelSteps& steps, const std::string& layout) {
     const PartialShape& s = x.shape();
-    if (!s.rank_is_static() || s.rank() < 2)
-        throw Error("input '" + p.name() + "' needs a known rank for channel preprocessing", g.source_path,
-                    "give its shape with --input");
+    // --reverse_input_channels alone applies to images (rank 3 or more) of 3 channels and leaves
+    // the other inputs (a mask of [1], token ids of [1, 3]).
+    const bool only_reverse = steps.mean.empty() && steps.scale.empty();
+    if (!s.rank_is_static() || s.rank() < 2) {
+        if (only_reverse) return;
+        throw Error("input '" + p.name() + "' needs a known rank of 2 or more for means and scales", g.source_path,
+                    s.rank_is_static() ? "drop --mean_values / --scale_values for it" : "give its shape with --input");
+    }
     const size_t c_pos = layout.find('c');
     const size_t axis = c_pos != std::string::npos && layout.size() == s.rank() ? c_pos
                         : g.source_layout == "NHWC"                             ? s.rank() - 1
                                                                                 : 1;
     const std::optional<int64_t> channels = s[axis].is_static() ? std::optional(s[axis].get_length()) : std::nullopt;
-    const bool reverse = steps.reverse && channels == 3;
-    if (!reverse && steps.mean.empty() && steps.scale.empty()) return;
-    if (!is_float(x.type()))
+    const bool reverse = steps.reverse && s.rank() >= 3 && channels == 3;
+    if (!reverse && only_reverse) return;
+    if (!only_reverse && !is_float(x.type()))
         throw Error("input '" + p.name() + "' is " + std::string(ir_name(x.type())) + ": means and scales need a float input",
                     g.source_path, "drop --mean_values / --scale_values for it");
     std::vector<InPort> consumers = x.targets();
@@ -139,8 +167,12 @@ void preprocess(Graph& g, const Node& p, const OutPort& x, const ChannelSteps& s
         OutPort ax = g.add_constant(p.name() + "/reverse/axis", Tensor::scalar<int64_t>(static_cast<int64_t>(axis))).out(0);
         y = g.add_op("Gather", p.name() + "/reverse_channels", {y, indices, ax}, {{"batch_dims", int64_t{0}}}).out(0);
     }
-    if (!steps.mean.empty()) y = g.add_op("Subtract", p.name() + "/mean", {y, per_channel(steps.mean, "mean_values")}).out(0);
-    if (!steps.scale.empty()) y = g.add_op("Divide", p.name() + "/scale", {y, per_channel(steps.scale, "scale_values")}).out(0);
+    // The user's means and scales stay exact: a scale of 1e-8 became 0 in f16 (and the IR inf).
+    auto exact = [](Node n) { return n.rt_info()[kDisableFp16Compression] = "0", n.out(0); };
+    if (!steps.mean.empty())
+        y = exact(g.add_op("Subtract", p.name() + "/mean", {y, per_channel(steps.mean, "mean_values")}));
+    if (!steps.scale.empty())
+        y = exact(g.add_op("Divide", p.name() + "/scale", {y, per_channel(steps.scale, "scale_values")}));
     for (const InPort& c : consumers) c.connect(y);
 }
 
@@ -170,6 +202,10 @@ std::map<uint64_t, ModelSide> apply_layouts(Graph& g, const std::vector<InputLay
             if (source.empty())
                 throw Error("the layout input '" + p.name() + "' is read in is not known", g.source_path,
                             "give it: --source_layout " + p.name() + "(nhwc)");
+            if (s.rank_is_static() && source.size() != s.rank())
+                throw Error("input '" + p.name() + "' has " + std::to_string(s.rank()) + " axes but layout '" + source +
+                                "' has " + std::to_string(source.size()),
+                            g.source_path, "give a layout with one letter per axis");
             side.layout = source;
             if (!l.target.empty()) side.port = relayout(g, p, source, l.target);
         }
@@ -194,10 +230,17 @@ bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
     std::map<uint64_t, ModelSide> sides = apply_layouts(g, o.layouts);
     changed |= !o.layouts.empty();
     std::map<uint64_t, ChannelSteps> steps;
-    for (size_t i = 0; i < o.mean_values.size(); ++i)
-        steps[parameter_for(g, o.mean_values[i].name, i, "--mean_values").id()].mean = o.mean_values[i].values;
-    for (size_t i = 0; i < o.scale_values.size(); ++i)
-        steps[parameter_for(g, o.scale_values[i].name, i, "--scale_values").id()].scale = o.scale_values[i].values;
+    auto entries = [&](const std::vector<InputChannelValues>& given, const char* flag, std::vector<double> ChannelSteps::*field) {
+        std::set<uint64_t> seen;  // a second entry for an input would silently replace the first
+        for (size_t i = 0; i < given.size(); ++i) {
+            const Node p = parameter_for(g, given[i].name, i, flag);
+            if (!seen.insert(p.id()).second)
+                throw Error(std::string(flag) + " gives input '" + p.name() + "' twice", g.source_path, "give each input once");
+            steps[p.id()].*field = given[i].values;
+        }
+    };
+    entries(o.mean_values, "--mean_values", &ChannelSteps::mean);
+    entries(o.scale_values, "--scale_values", &ChannelSteps::scale);
     if (o.reverse_input_channels)
         for (const Node& p : g.parameters()) steps[p.id()].reverse = true;
     for (const auto& [id, s] : steps) {

@@ -25,10 +25,10 @@ void reduction(ExtractContext& c, const char* type) {
     c.set_output(0, c.op(type, "", {c.input(0), c.input(1)}, {{"keep_dims", c.i("keep_dims", 0) != 0}}));
 }
 
-// softmax(beta * x) over the last axis
+// softmax(beta * x) over the last axis; an absent beta is the schema's default, 0.
 void softmax(ExtractContext& c) {
     OutPort x = c.input(0);
-    const double beta = c.f("beta", 1.0);
+    const double beta = c.f("beta", 0.0);
     if (beta != 1.0) x = c.op("Multiply", "beta", {x, c.scalar_like("beta/value", beta, x)});
     c.set_output(0, c.op("Softmax", "", {x}, {{"axis", int64_t{-1}}}));
 }

@@ -1,5 +1,7 @@
 // SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, GATHER, GATHER_ND, PACK, UNPACK, TILE, BATCH_MATMUL,
 // ARG_MAX, ARG_MIN, LOG_SOFTMAX, CAST, DEPTH_TO_SPACE, SPACE_TO_DEPTH (NHWC, between Transposes).
+#include <algorithm>
+
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 
@@ -7,9 +9,39 @@ namespace mo {
 
 namespace {
 
-// STRIDED_SLICE; with `offset` the end is relative to the begin.
+// The begin TFLite's kernel resolves for each axis of `x` and the given begin: 0 or the last
+// index under begin_mask, from the end when negative, clamped to the axis (as an end it may be
+// one before the first index when the stride is negative).
+std::vector<int64_t> resolved_begin(ExtractContext& c, const Shape& x) {
+    const std::vector<int64_t> begin = c.input_ints(1), strides = c.input_ints(3);
+    if (begin.size() != x.size() || strides.size() != x.size())
+        c.unsupported("STRIDED_SLICE with offset and a begin of another length than the input's rank");
+    const int64_t begin_mask = c.i("begin_mask", 0);
+    std::vector<int64_t> out(begin.size());
+    for (size_t i = 0; i < begin.size(); ++i) {
+        const int64_t dim = x[i];
+        const bool forwards = strides[i] > 0;
+        int64_t b = begin[i];
+        if (i < 64 && (begin_mask >> i) & 1) b = forwards ? 0 : dim - 1;
+        else if (b < 0) b += dim;
+        out[i] = forwards ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, -1, dim - 1);
+    }
+    return out;
+}
+
+// STRIDED_SLICE; with `offset` the end is relative to the begin as the kernel resolves it, which
+// needs a constant begin and a static input without ellipsis or new axes.
 void strided_slice(ExtractContext& c) {
-    tf_family::strided_slice(c, c.i("offset", 0) ? c.op("Add", "end", {c.input(1), c.input(2)}) : c.input(2));
+    if (!c.i("offset", 0)) return tf_family::strided_slice(c, c.input(2));
+    const PartialShape& x = c.input(0).shape();
+    if (!x.is_static() || !c.input_value(1) || !c.input_value(3) || c.i("ellipsis_mask", 0) || c.i("new_axis_mask", 0))
+        c.unsupported("STRIDED_SLICE with offset on a begin, strides or input shape not known at conversion, or with "
+                      "ellipsis or new axes");
+    const std::vector<int64_t> begin = resolved_begin(c, x.to_shape());
+    OutPort start = c.i64s("end/begin", begin);
+    if (c.input(2).type() != ElementType::i64)
+        start = c.op("Convert", "end/begin/typed", {start}, {{"destination_type", c.input(2).type()}});
+    tf_family::strided_slice(c, c.op("Add", "end", {start, c.input(2)}));
 }
 
 // SPLIT(axis, x; num_splits), SPLIT_V(x, size_splits, axis)

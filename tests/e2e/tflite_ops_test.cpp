@@ -265,6 +265,61 @@ std::vector<double> transposed_ones(int out, int pad_before) {
     return v;
 }
 
+// Found by an audit of TFLite's semantics, each an IR that converted with exit 0 and computed
+// something else: integer DIV floored, a 1-D PRELU alpha went along axis 1 when H == C, absent
+// LEAKY_RELU alpha and SOFTMAX beta read as 0.2 and 1 (the schema's defaults are 0), and
+// STRIDED_SLICE's offset added the begin before resolving it.
+TEST(TfliteOps, DivPreluDefaultsAndStridedSliceOffset) {
+    test::TfliteModelBuilder m;
+    int a = m.input("a", {4}, tflite::TensorType::INT32), b = m.input("b", {4}, tflite::TensorType::INT32);
+    int x = m.input("x", {1, 3, 2, 3});  // H == C == 3
+    int v = m.input("v", {5});
+    int div = m.tensor("div", {4}, tflite::TensorType::INT32);
+    m.op(BuiltinOperator::DIV, {a, b}, {div});
+    int prelu = m.tensor("prelu", {1, 3, 2, 3});
+    m.op(BuiltinOperator::PRELU, {x, m.constant("alpha", {3}, {0.1f, 0.2f, 0.3f})}, {prelu});
+    int leaky = m.tensor("leaky", {5});
+    m.op(BuiltinOperator::LEAKY_RELU, {v}, {leaky}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::LeakyReluOptions, tflite::CreateLeakyReluOptions(fb).Union()};
+    });
+    int softmax = m.tensor("softmax", {5});
+    m.op(BuiltinOperator::SOFTMAX, {v}, {softmax}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::SoftmaxOptions, tflite::CreateSoftmaxOptions(fb).Union()};
+    });
+    auto offset_slice = [&](const char* name, int32_t begin, int32_t end, int32_t begin_mask) {
+        const std::string n(name);
+        int y = m.tensor(name, {2});
+        m.op(BuiltinOperator::STRIDED_SLICE,
+             {v, m.constant_i32(n + "_b", {1}, {begin}), m.constant_i32(n + "_e", {1}, {end}), m.constant_i32(n + "_s", {1}, {1})},
+             {y}, [begin_mask](auto& fb) {
+                 return Options{tflite::BuiltinOptions::StridedSliceOptions,
+                                tflite::CreateStridedSliceOptions(fb, begin_mask, 0, 0, 0, 0, true).Union()};
+             });
+        return y;
+    };
+    int from_end = offset_slice("from_end", -2, 2, 0);     // v[3:5]
+    int masked = offset_slice("masked", 3, 2, 1);          // begin masked to 0: v[0:2]
+    for (int t : {div, prelu, leaky, softmax, from_end, masked}) m.output(t);
+    test::ScratchDir out{"tflite_semantics"};
+    ConversionOptions o;
+    o.input_model = m.save("semantics.tflite");
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = false;
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    std::vector<float> xs(18);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = -1.f - static_cast<float>(i);
+    auto r = evaluate(*ir, {Tensor::from_vector<int32_t>({-7, 7, -1, 5}, {4}), Tensor::from_vector<int32_t>({2, -2, 3, 3}, {4}),
+                            Tensor::from_vector<float>(xs, {1, 3, 2, 3}), Tensor::from_vector<float>({-2, -1, 0, 1, 2}, {5})});
+    ASSERT_EQ(r.size(), 6u);
+    EXPECT_EQ(r[0].to_f64(), (std::vector<double>{-3, -3, 0, 1}));  // C++ division truncates
+    const auto p = r[1].to_f64();
+    for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(p[i], xs[i] * (0.1 * static_cast<double>(i % 3 + 1)), 1e-6) << i;
+    EXPECT_EQ(r[2].to_f64(), (std::vector<double>{0, 0, 0, 1, 2}));  // alpha 0
+    for (double s : r[3].to_f64()) EXPECT_NEAR(s, 0.2, 1e-6);         // beta 0: uniform
+    EXPECT_EQ(r[4].to_f64(), (std::vector<double>{1, 2}));
+    EXPECT_EQ(r[5].to_f64(), (std::vector<double>{-2, -1}));
+}
+
 TEST(TfliteOps, TransposeConvSameAndValid) {
     for (bool same : {true, false}) {
         const int out = same ? 4 : 5;

@@ -320,6 +320,37 @@ TEST(TfliteOps, DivPreluDefaultsAndStridedSliceOffset) {
     EXPECT_EQ(r[5].to_f64(), (std::vector<double>{-2, -1}));
 }
 
+// QUANTIZE was the output's FakeQuantize alone, which rounds exact ties half to even: 0.5 became
+// 0 where TFLite's AffineQuantize gives 1, and a requantization by 2 sent 1 to 0 where TFLite's
+// fixed-point multiplier gives 1 (half up).
+TEST(TfliteOps, QuantizeRoundsTiesAsTflite) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {8});
+    int q1 = m.tensor("q1", {8}, tflite::TensorType::INT8);
+    m.quantize(q1, {1.f}, {0});
+    m.op(BuiltinOperator::QUANTIZE, {x}, {q1});
+    int q2 = m.tensor("q2", {8}, tflite::TensorType::INT8);
+    m.quantize(q2, {2.f}, {0});
+    m.op(BuiltinOperator::QUANTIZE, {q1}, {q2});
+    int y1 = m.tensor("y1", {8}), y2 = m.tensor("y2", {8});
+    m.op(BuiltinOperator::DEQUANTIZE, {q1}, {y1});
+    m.op(BuiltinOperator::DEQUANTIZE, {q2}, {y2});
+    m.output(y1);
+    m.output(y2);
+    for (bool f16 : {false, true}) {
+        test::ScratchDir out{"tflite_quantize_ties"};
+        ConversionOptions o;
+        o.input_model = m.save("quantize_ties.tflite");
+        o.output_dir = out.path().string();
+        o.compress_to_fp16 = f16;
+        auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+        auto r = evaluate(*ir, {Tensor::from_vector<float>({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.4f, -3.6f}, {8})});
+        // round(x) half away from zero, then round(q1 / 2) half up, times 2.
+        EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{1, 2, 3, -1, -2, -3, 3, -4})) << f16;
+        EXPECT_EQ(r.at(1).to_f64(), (std::vector<double>{2, 2, 4, 0, -2, -2, 4, -4})) << f16;
+    }
+}
+
 TEST(TfliteOps, TransposeConvSameAndValid) {
     for (bool same : {true, false}) {
         const int out = same ? 4 : 5;

@@ -30,7 +30,11 @@ void pad(ExtractContext& c, const std::string& mode) {
     std::vector<int64_t> begin, end;
     for (size_t i = 0; i < p.size(); i += 2) begin.push_back(p[i]), end.push_back(p[i + 1]);
     std::vector<OutPort> in{c.input(0), c.i64s("pads_begin", begin), c.i64s("pads_end", end)};
-    if (mode == "constant" && c.has_input(2)) in.push_back(c.input(2));
+    // TFLite's PADV2 takes a constant_values of one element in any rank; Pad wants a scalar.
+    if (mode == "constant" && c.has_input(2))
+        in.push_back(ExtractContext::rank_of(c.input(2)) > 0
+                         ? c.op("Reshape", "pad_value", {c.input(2), c.i64s("pad_value/shape", {})}, {{"special_zero", false}})
+                         : c.input(2));
     c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
 }
 
@@ -89,7 +93,10 @@ void squeeze(ExtractContext& c, const std::vector<int64_t>& axes) {
 void arg_extreme(ExtractContext& c, const char* mode, ElementType out) {
     const auto axis = c.input_ints(1);
     if (axis.size() != 1) c.fail("the axis must hold one value");
-    Node topk = c.add("TopK", "topk", {c.input(0), c.i64("k", 1)},
+    OutPort x = c.input(0);
+    if (x.type() == ElementType::boolean)  // TopK compares numbers: false < true as 0 < 1
+        x = c.op("Convert", "as_u8", {x}, {{"destination_type", ElementType::u8}});
+    Node topk = c.add("TopK", "topk", {x, c.i64("k", 1)},
                       {{"axis", axis[0]}, {"mode", std::string(mode)}, {"sort", std::string("value")}, {"stable", true},
                        {"index_element_type", ElementType::i64}});
     OutPort y = c.op("Squeeze", "squeeze", {topk.out(1), c.i64s("squeeze/axes", {axis[0]})});

@@ -351,6 +351,32 @@ TEST(TfliteOps, QuantizeRoundsTiesAsTflite) {
     }
 }
 
+// Valid models that were refused: PADV2's constant_values of shape [1] ("must be a scalar"),
+// ARG_MAX of booleans (TopK compares numbers).
+TEST(TfliteOps, PadV2ValueOfOneElementAndArgMaxOfBooleans) {
+    test::TfliteModelBuilder m;
+    int x = m.input("x", {2});
+    int flags = m.input("flags", {2, 4}, tflite::TensorType::BOOL);
+    int padded = m.tensor("padded", {4});
+    m.op(BuiltinOperator::PADV2, {x, m.constant_i32("paddings", {1, 2}, {1, 1}), m.constant("value", {1}, {-5.f})}, {padded});
+    int first_true = m.tensor("first_true", {2}, tflite::TensorType::INT32);
+    m.op(BuiltinOperator::ARG_MAX, {flags, m.constant_i32("axis", {1}, {1})}, {first_true}, [](auto& fb) {
+        return Options{tflite::BuiltinOptions::ArgMaxOptions,
+                       tflite::CreateArgMaxOptions(fb, tflite::TensorType::INT32).Union()};
+    });
+    m.output(padded);
+    m.output(first_true);
+    test::ScratchDir out{"tflite_padv2_argmax"};
+    ConversionOptions o;
+    o.input_model = m.save("padv2_argmax.tflite");
+    o.output_dir = out.path().string();
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto r = evaluate(*ir, {Tensor::from_vector<float>({1, 2}, {2}),
+                            Tensor::from_vector<bool>({false, true, false, true, false, false, false, true}, {2, 4})});
+    EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{-5, 1, 2, -5}));
+    EXPECT_EQ(r.at(1).to_f64(), (std::vector<double>{1, 3}));  // the first true
+}
+
 TEST(TfliteOps, TransposeConvSameAndValid) {
     for (bool same : {true, false}) {
         const int out = same ? 4 : 5;

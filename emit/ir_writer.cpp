@@ -3,6 +3,7 @@
 // source, then the model rt_info. model.bin holds the Const blobs in layer order.
 #include "emit/ir_writer.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <pugixml.hpp>
 #include <string_view>
 
@@ -406,6 +408,40 @@ std::string net_open_tag(const std::string& model_name) {
     return tag + ">\n";
 }
 
+// The file an earlier run left at `path`, kept under a second name while the new IR is renamed
+// into place: when the xml's rename fails after the bin's, restore() puts the old bin back.
+// A second link leaves the old file where it is meanwhile; renaming it aside is the fallback
+// for file systems without hard links.
+class EarlierFile {
+public:
+    explicit EarlierFile(std::string path) : path_(std::move(path)) {
+        struct stat st {};
+        if (::lstat(path_.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) return;  // nothing to keep
+        const std::filesystem::path p(path_);
+        const std::string name = p.filename().string() + "." + std::to_string(::getpid()) + ".old";
+        kept_ = (p.parent_path() / ("." + name)).string();
+        ::unlink(kept_.c_str());
+        if (::link(path_.c_str(), kept_.c_str()) != 0 && std::rename(path_.c_str(), kept_.c_str()) != 0) kept_.clear();
+    }
+    ~EarlierFile() {
+        if (!kept_.empty()) ::unlink(kept_.c_str());
+    }
+    EarlierFile(const EarlierFile&) = delete;
+    EarlierFile& operator=(const EarlierFile&) = delete;
+
+    // Puts the earlier file back at its path; false when there was none to keep or it cannot.
+    bool restore() {
+        if (kept_.empty()) return false;
+        // Renaming a link onto the same file is a no-op that keeps both: the destructor unlinks it.
+        if (std::rename(kept_.c_str(), path_.c_str()) == 0) return true;
+        kept_.clear();  // now the only copy: left under its second name rather than lost
+        return false;
+    }
+
+private:
+    std::string path_, kept_;
+};
+
 }  // namespace
 
 EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
@@ -432,11 +468,12 @@ EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
         throw Error(std::string("cannot write the IR file: ") + std::strerror(out.error()), options.xml_path,
                     "check free disk space and write permission of the output directory");
 
-    bin_file.commit();
+    EarlierFile earlier_bin(options.bin_path);
     try {
+        bin_file.commit();
         xml_file.commit();
     } catch (...) {
-        bin_file.remove_committed();
+        if (!earlier_bin.restore()) bin_file.remove_committed();
         throw;
     }
     MO_LOG(Info, "IR written: ", layers.size(), " layers, ", edges, " edges, ", bin.bytes_written(), " weight bytes (",

@@ -1,6 +1,7 @@
 #include "tools/convert.hpp"
 
 #include <filesystem>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/infer.hpp"
@@ -52,18 +53,30 @@ ConversionResult convert(const ConversionOptions& options) {
     if (model_name.empty() || model_name.find('/') != std::string::npos)
         throw Error("invalid model name '" + model_name + "'", "--model_name", "use a plain file name without '/'");
     const fs::path out_dir = options.output_dir.empty() ? fs::path(".") : fs::path(options.output_dir);
-    const bool created_dir = !fs::exists(out_dir, ec);
+    // The levels of out_dir that do not exist yet, deepest first: a failure removes the ones that
+    // are still empty, so it leaves no directory that it made.
+    std::vector<fs::path> created_dirs;
+    for (fs::path p = out_dir.has_filename() ? out_dir : out_dir.parent_path(); !p.empty() && !fs::exists(p, ec);
+         p = p.parent_path())
+        created_dirs.push_back(p);
+    auto remove_created_dirs = [&] {
+        std::error_code ignored;
+        for (const fs::path& dir : created_dirs) fs::remove(dir, ignored);  // only removes it when still empty
+    };
     fs::create_directories(out_dir, ec);
-    if (ec || !fs::is_directory(out_dir))
-        throw Error("cannot create the output directory: " + ec.message(), out_dir.string(),
+    if (ec || !fs::is_directory(out_dir)) {
+        const std::string reason = ec.message();
+        remove_created_dirs();
+        throw Error("cannot create the output directory: " + reason, out_dir.string(),
                     "check --output_dir and its permissions");
+    }
     try {
         ConversionResult result = convert_into(options, pipeline, out_dir, model_name);
         Progress::finish();
         return result;
     } catch (...) {
         Progress::finish();
-        if (created_dir) fs::remove(out_dir, ec);  // only removes it when still empty
+        remove_created_dirs();
         throw;
     }
 }

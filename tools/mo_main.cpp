@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <string>
 
 #include "core/log.hpp"
 #include "emit/staged_file.hpp"
@@ -90,11 +91,11 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         std::cerr << "[ ERROR ] out of memory\n";
         return 1;
-    } catch (const std::logic_error& e) {
-        std::cerr << "[ ERROR ] " << e.what() << "\n";
-        return 3;
     } catch (const std::exception& e) {
-        std::cerr << "[ ERROR ] internal error (please report): " << e.what() << "\n";
+        // MO_ASSERT's message starts with the prefix already; a library's (std::length_error,
+        // std::out_of_range) does not, and alone it does not say that the bug is mo's.
+        const std::string prefix = "internal error (please report): ", what = e.what();
+        std::cerr << "[ ERROR ] " << (what.rfind(prefix, 0) == 0 ? "" : prefix) << what << "\n";
         return 3;
     }
 }

@@ -48,13 +48,31 @@ std::vector<std::string> split(const std::string& text, char sep) {
     return parts;
 }
 
+// What to do about dlopen's `reason` for `path`. The loader names a dependency it cannot find
+// ("libfoo.so: cannot open shared object file"); any other reason is about the file itself.
+std::string load_failure_hint(const std::string& reason, const std::string& path) {
+    const bool about_the_file = reason.rfind(path + ":", 0) == 0;
+    if (reason.find("cannot open shared object file") != std::string::npos)
+        return about_the_file ? "check that the file can be read"
+                              : "a missing dependency is named above: install it or add its directory to LD_LIBRARY_PATH";
+    if (reason.find("undefined symbol") != std::string::npos)
+        return "the plugin uses a symbol that neither mo nor its dependencies define: rebuild it against this mo "
+               "(find_package(mo))";
+    return "the file is not a shared library built as a mo plugin: " + std::string(kHint);
+}
+
 MoPluginInfo entry_info(const std::string& path) {
+    // dlopen would read a pipe or a device until it ends, if it does.
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        throw Error("plugin library is not a regular file", path,
+                    "pass a shared library built as a mo plugin: " + std::string(kHint));
     // RTLD_LOCAL: two plugins may define the same internal symbols without clashing.
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
-        const char* reason = ::dlerror();
-        throw Error("plugin library does not load: " + std::string(reason ? reason : "unknown reason"), path,
-                    "a missing dependency is named above: install it or add its directory to LD_LIBRARY_PATH");
+        const char* error = ::dlerror();
+        const std::string reason = error ? error : "unknown reason";
+        throw Error("plugin library does not load: " + reason, path, load_failure_hint(reason, path));
     }
     // Never dlclosed: the registries hold the plugin's functions until the process ends.
     using EntryFn = MoPluginInfo (*)();

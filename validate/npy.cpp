@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -210,6 +211,11 @@ Tensor parse_npy(std::span<const std::byte> bytes, const std::string& where) {
 }
 
 Tensor read_npy(const std::string& path) {
+    // A device or a pipe (/dev/zero) would be read until memory runs out; a regular file ends,
+    // and parse_npy checks its size against the declared shape.
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw Error("cannot read the .npy file: it is not a regular file", path, "pass a .npy file saved by numpy.save");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot open the .npy file", path, "check the path");
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

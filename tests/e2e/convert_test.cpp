@@ -198,6 +198,26 @@ TEST(EndToEnd, UnknownOpsAreAllListedAndNothingIsWritten) {
     EXPECT_EQ(out.entries(), std::vector<std::string>{});  // not even the output directory
 }
 
+TEST(EndToEnd, AFailedConversionRemovesEveryDirectoryItCreated) {
+    OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.node("FancyOp", {"x"}, {"y"}, {}, "fancy_node");
+    m.output("y");
+    ScratchDir out("e2e");
+    std::filesystem::create_directories(out.file("kept"));
+    std::ofstream(out.file("kept/note.txt")) << "earlier";
+    ConversionOptions o;
+    o.input_model = m.save("unknown.onnx");
+    o.output_dir = out.file("p1/p2/p3");
+    EXPECT_THROW(convert(o), Error);
+    // Below a directory that was there: only the levels the conversion made go.
+    o.output_dir = out.file("kept/a/b/");
+    EXPECT_THROW(convert(o), Error);
+    EXPECT_EQ(out.entries(), std::vector<std::string>{"kept"});
+    EXPECT_EQ(test::read_bytes(out.file("kept/note.txt")), "earlier");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(out.file("kept")), std::filesystem::directory_iterator{}), 1);
+}
+
 TEST(EndToEnd, SampleModelConvertsDeterministically) {
     const std::string sample = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
     ScratchDir a("e2e_a"), b("e2e_b");

@@ -400,6 +400,29 @@ TEST(IrWriter, ErrorWhileWritingRemovesTemporariesAndKeepsOldFiles) {
     EXPECT_EQ(test::read_bytes(opts.xml_path), "old");
 }
 
+TEST(IrWriter, AFailedXmlRenameKeepsTheEarlierBin) {
+    TinyCnn m;
+    ScratchDir dir("emit");
+    auto opts = options_in(dir);
+    { std::ofstream(opts.bin_path) << "old bin"; }
+    std::filesystem::create_directory(opts.xml_path);  // the xml cannot be renamed onto a directory
+    test::expect_error([&] { write_ir(m.b.graph(), opts); }, {"cannot rename output file", opts.xml_path.c_str()});
+    EXPECT_EQ(dir.entries(), (std::vector<std::string>{"model.bin", "model.xml"}));
+    EXPECT_EQ(test::read_bytes(opts.bin_path), "old bin");
+    EXPECT_TRUE(std::filesystem::is_directory(opts.xml_path));
+
+    // Without an earlier bin, the new one goes again.
+    std::filesystem::remove(opts.bin_path);
+    EXPECT_THROW(write_ir(m.b.graph(), opts), Error);
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"model.xml"});
+    // And once the way is clear, the earlier IR is replaced and nothing else is left.
+    std::filesystem::remove(opts.xml_path);
+    { std::ofstream(opts.bin_path) << "old bin"; }
+    write_ir(m.b.graph(), opts);
+    EXPECT_EQ(dir.entries(), (std::vector<std::string>{"model.bin", "model.xml"}));
+    EXPECT_NE(test::read_bytes(opts.bin_path), "old bin");
+}
+
 TEST(IrWriter, MissingOutputDirectoryIsAnError) {
     TinyCnn m;
     ScratchDir dir("emit");

@@ -169,7 +169,8 @@ TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
         {"clash_op", {"op type 'Relu' is registered twice (first by built-in)"}},
         {"clash_extractor", {"extractor of onnx op 'Relu' (opsets 6..6) is registered twice", "built-in"}},
         {"clash_transformation", {"transformation id 'PartialInference' is registered twice (first by built-in)"}},
-        {"needs_dependency", {"plugin library does not load", "libmo_test_absent_dependency.so"}},
+        {"needs_dependency", {"plugin library does not load", "libmo_test_absent_dependency.so",
+                              "a missing dependency is named above", "LD_LIBRARY_PATH"}},
     };
     test::ScratchDir dir("plugin");
     std::string model = scaled_tanh_model(dir, 2.0, 0.5);
@@ -213,10 +214,22 @@ TEST(Plugin, AddsAFrameworkWithItsLoaderAndExtractors) {
 TEST(Plugin, ANonLibraryIsAClearError) {
     test::ScratchDir dir("plugin");
     std::ofstream(dir.file("text.so")) << "not a shared library\n";
-    CommandResult r = run_mo("--list_transformations --extensions " + dir.file("text.so"));
+    std::ofstream(dir.file("empty.so")).flush();
+    // A file the loader reads but cannot load: no dependency is missing, so the hint names none.
+    for (const std::string& file : {dir.file("text.so"), dir.file("empty.so"), std::string(MO_BINARY)}) {
+        SCOPED_TRACE(file);
+        CommandResult r = run_mo("--list_transformations --extensions " + file);
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_NE(r.output.find("plugin library does not load"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find(std::filesystem::canonical(file).string()), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("the file is not a shared library built as a mo plugin: see docs/extending.md"),
+                  std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("missing dependency"), std::string::npos) << r.output;
+    }
+    // A device is refused before the loader reads it: /dev/zero has no end.
+    CommandResult r = run_mo("--list_transformations --extensions /dev/zero");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("plugin library does not load"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find(dir.file("text.so")), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("/dev/zero: plugin library is not a regular file"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 
+#include "support/op_test_util.hpp"
+#include "transforms/back/make_stateful.hpp"
 #include "transforms/support/transform_test_graph.hpp"
 
 namespace mo {
@@ -104,6 +106,51 @@ TEST(BuiltinTransforms, DisabledLoweringLeavesAnInternalOpAndTheCheckNamesIt) {
     }
     EXPECT_TRUE(t->find_by_name("gemm").is("Gemm"));
     EXPECT_TRUE(t->find_by_name("flatten").is("Reshape"));  // the others still ran
+}
+
+// Two caches and x concatenated into present.0.key, whose sum is y: both cache inputs pair with
+// present.0.key by the naming convention.
+void build_two_caches_one_present(TestGraph& t) {
+    auto past_kv = t.input(ElementType::f32, PartialShape{1, Dimension::dynamic()}, "past_key_values.0.key");
+    auto past = t.input(ElementType::f32, PartialShape{1, Dimension::dynamic()}, "past.0.key");
+    auto x = t.input(ElementType::f32, {1, 1}, "x");
+    auto present = t.op("Concat", {past_kv, past, x}, {{"axis", AttrValue(int64_t{1})}}, "cat");
+    present.names().push_back("present.0.key");
+    auto y = t.op("ReduceSum", {present, t.constant<int64_t>({1}, {1}, "axes")}, {{"keep_dims", AttrValue(true)}}, "rs");
+    y.names().push_back("y");
+    t.output(present, "present.0.key/sink_port_0");
+    t.output(y, "y/sink_port_0");
+    test::infer(t.graph());
+}
+
+TEST(MakeStateful, PairsSharingAnInputOrAnOutputAreRefusedBeforeAnythingChanges) {
+    ConversionOptions options;
+    options.make_stateful = true;
+    auto expect_refused = [&](std::initializer_list<const char*> words) {
+        TestGraph t;
+        build_two_caches_one_present(t);
+        const std::string before = test::dump(t.graph());
+        MakeStateful pass;
+        test::expect_error([&] { test::run_pass(pass, t.graph(), options); }, words);
+        EXPECT_EQ(test::dump(t.graph()), before);
+    };
+    // By the convention: past_key_values.0.key and past.0.key both pair with present.0.key.
+    expect_refused({"the pairs 'past_key_values.0.key':'present.0.key' and 'past.0.key':'present.0.key'",
+                    "both use the output 'present.0.key'", "name each in one pair only"});
+    options.stateful_pairs = {{"past_key_values.0.key", "present.0.key"}, {"x", "present.0.key"}};
+    expect_refused({"the pairs 'past_key_values.0.key':'present.0.key' and 'x':'present.0.key'",
+                    "both use the output 'present.0.key'"});
+    options.stateful_pairs = {{"x", "y"}, {"x", "present.0.key"}};
+    expect_refused({"the pairs 'x':'y' and 'x':'present.0.key'", "both use the input 'x'"});
+
+    // Distinct pairs still become variables.
+    options.stateful_pairs = {{"past_key_values.0.key", "present.0.key"}};
+    TestGraph t;
+    build_two_caches_one_present(t);
+    MakeStateful pass;
+    EXPECT_TRUE(test::run_pass(pass, t.graph(), options));
+    EXPECT_EQ(t->parameters().size(), 2u);
+    EXPECT_EQ(t->sinks().size(), 1u);
 }
 
 }  // namespace

@@ -181,5 +181,11 @@ TEST(Npy, FileErrorsNameThePath) {
     EXPECT_THROW(npy_bytes(Tensor::allocate(ElementType::bf16, {1})), Error);
 }
 
+TEST(Npy, ADeviceIsRefusedBeforeItIsRead) {
+    // /dev/zero has no end: reading it would take all memory.
+    test::expect_error([] { read_npy("/dev/zero"); }, {"cannot read the .npy file: it is not a regular file", "/dev/zero"});
+    test::expect_error([] { read_npy("/dev"); }, {"not a regular file", "/dev"});
+}
+
 }  // namespace
 }  // namespace mo

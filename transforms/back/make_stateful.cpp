@@ -51,6 +51,24 @@ std::vector<std::pair<Node, Node>> pairs_by_name(const Graph& graph, const Conve
     return pairs;
 }
 
+// Each input and each output in one pair at most: run() removes them pair by pair.
+void check_distinct(const std::vector<std::pair<Node, Node>>& pairs, const Graph& graph) {
+    auto describe = [](const std::pair<Node, Node>& pair) {
+        return "'" + display_name(pair.first) + "':'" + display_name(pair.second) + "'";
+    };
+    for (size_t i = 0; i < pairs.size(); ++i)
+        for (size_t j = 0; j < i; ++j) {
+            const bool same_input = pairs[i].first == pairs[j].first;
+            if (!same_input && pairs[i].second != pairs[j].second) continue;
+            const Node& shared = same_input ? pairs[i].first : pairs[i].second;
+            throw Error("MakeStateful: the pairs " + describe(pairs[j]) + " and " + describe(pairs[i]) + " both use the " +
+                            (same_input ? "input '" : "output '") + display_name(shared) + "'",
+                        graph.source_path,
+                        "a variable is one input and one output: name each in one pair only, as in --transform "
+                        "\"MakeStateful[param_res_names={'past.0.key':'present.0.key'}]\"");
+        }
+}
+
 // The batch size of this call: dim 0 of a model input other than the state's whose dim 0 is
 // dynamic (input_ids in an LLM), as a 1-element i64 tensor; nothing when there is none.
 std::optional<OutPort> batch_dimension(Graph& graph, const std::vector<Node>& state_params) {
@@ -102,6 +120,7 @@ bool MakeStateful::run(Graph& graph, const TransformContext& ctx) {
     if (pairs.empty())
         throw Error("MakeStateful found no input/output pair to turn into a variable", graph.source_path,
                     "name them: --transform \"MakeStateful[param_res_names={'input':'output'}]\"");
+    check_distinct(pairs, graph);
     std::vector<Node> state_params;
     for (const auto& [p, r] : pairs) state_params.push_back(p);
     const std::optional<OutPort> batch = batch_dimension(graph, state_params);

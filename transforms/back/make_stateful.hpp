@@ -14,8 +14,8 @@ namespace mo {
 // OpenVINO's MakeStateful names it); its type and shape are the Parameter's. The initial value
 // is an empty state: zeros with the batch dimension (dim 0, when dynamic) taken from another
 // model input whose first dimension is dynamic, and every other dynamic dimension 0. An error
-// names any pair that is not a Parameter and a Result, or whose types or ranks differ, and a
-// model without any pair.
+// names any pair that is not a Parameter and a Result, or whose types or ranks differ, two
+// pairs sharing an input or an output, and a model without any pair.
 class MakeStateful final : public Transformation {
 public:
     std::string id() const override { return "MakeStateful"; }

@@ -1,9 +1,13 @@
 #include "transforms/config/transformations_config.hpp"
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace mo {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -113,6 +117,15 @@ std::vector<ConfigEntry> parse_transformations_config(const std::string& text, c
 }
 
 void apply_transformations_config(TransformRegistry& registry, const std::string& path) {
+    // Checked before reading: a device or a pipe (/dev/zero) would be read until memory runs out.
+    constexpr uintmax_t kMaxBytes = uintmax_t{64} << 20;
+    std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+        throw Error("cannot read the transformations config: it is not a regular file", path,
+                    "pass a JSON file to --transformations_config");
+    if (const uintmax_t size = fs::file_size(path, ec); !ec && size > kMaxBytes)
+        throw Error("the transformations config is " + std::to_string(size) + " bytes, more than the 64 MiB a config may have",
+                    path, "check the path given to --transformations_config: a config is a short JSON list of entries");
     std::ifstream file(path);
     if (!file) throw Error("cannot read the transformations config", path, "check the path given to --transformations_config");
     std::stringstream text;

@@ -191,6 +191,20 @@ TEST(TransformationsConfig, EntriesGoToTheirTransformationAndSwitchItOn) {
                         "known configured transformations: ReplaceSubgraphWithOp"});
 }
 
+TEST(TransformationsConfig, ADeviceOrAnOversizedFileIsRefusedBeforeItIsRead) {
+    TransformRegistry r;
+    register_builtin_transforms(r);
+    // /dev/zero has no end: reading it would take all memory.
+    test::expect_error([&] { apply_transformations_config(r, "/dev/zero"); },
+                       {"cannot read the transformations config: it is not a regular file", "/dev/zero"});
+    test::ScratchDir dir("tconfig");
+    std::ofstream(dir.file("huge.json")).flush();
+    std::filesystem::resize_file(dir.file("huge.json"), (uintmax_t{64} << 20) + 1);  // sparse: no disk used
+    test::expect_error([&] { apply_transformations_config(r, dir.file("huge.json")); },
+                       {"the transformations config is 67108865 bytes, more than the 64 MiB a config may have",
+                        "huge.json"});
+}
+
 TEST(TransformationsConfig, AnEntryThatMatchesNothingChangesNothing) {
     TestGraph t;
     sigmoid_by_hand(t);

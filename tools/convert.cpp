@@ -21,6 +21,13 @@ ConversionResult convert_into(const ConversionOptions& options, const Pipeline& 
     std::unique_ptr<Graph> graph = pipeline.load_and_extract(options);
     Progress::phase("transformations");
     pipeline.transforms.run_all(*graph, TransformContext{options});
+    // Whatever MO_DISABLED_TRANSFORMS turned off, every port needs a type: OpenVINO's reader
+    // refuses an IR with an UNSPECIFIED precision, and so does mo-run.
+    for (const Node& n : graph->nodes())
+        for (size_t j = 0; j < n.output_count(); ++j)
+            if (n.out(j).type() == ElementType::dynamic)
+                throw Error("output " + std::to_string(j) + " has no element type", n.describe(),
+                            "shape inference did not type it: check that MO_DISABLED_TRANSFORMS leaves PartialInference on");
     Progress::phase("write IR");
 
     EmitOptions emit;

@@ -218,6 +218,19 @@ TEST(EndToEnd, AFailedConversionRemovesEveryDirectoryItCreated) {
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(out.file("kept")), std::filesystem::directory_iterator{}), 1);
 }
 
+// Found by an audit: with PartialInference disabled the IR was written with UNSPECIFIED
+// precisions, which OpenVINO's reader (and mo-run) refuse; exit 0.
+TEST(EndToEnd, AnIrWithUntypedPortsIsNotWritten) {
+    ScratchDir out("e2e_untyped");
+    ConversionOptions o;
+    o.input_model = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
+    o.output_dir = out.path().string();
+    setenv("MO_DISABLED_TRANSFORMS", "PartialInference", 1);
+    test::expect_error([&] { convert(o); }, {"has no element type", "MO_DISABLED_TRANSFORMS leaves PartialInference on"});
+    unsetenv("MO_DISABLED_TRANSFORMS");
+    EXPECT_TRUE(out.entries().empty());
+}
+
 TEST(EndToEnd, SampleModelConvertsDeterministically) {
     const std::string sample = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
     ScratchDir a("e2e_a"), b("e2e_b");

@@ -16,6 +16,16 @@ namespace {
 using tflite::BuiltinOperator;
 using Options = std::pair<tflite::BuiltinOptions, flatbuffers::Offset<void>>;
 
+// `m` saved as `file` and converted, f32 weights unless `f16`: the IR read back.
+std::unique_ptr<Graph> converted(const test::TfliteModelBuilder& m, const std::string& file, bool f16 = false) {
+    test::ScratchDir dir{"tflite_ops_ir"};
+    ConversionOptions o;
+    o.input_model = m.save(file);
+    o.output_dir = dir.path().string();
+    o.compress_to_fp16 = f16;
+    return read_ir(convert(o).xml_path, test::builtin_ops());
+}
+
 // x[0, h, w, c], h, w < 2, c < 4: distinct values with no order along any axis.
 float xv(int h, int w, int c) { return static_cast<float>(((h * 2 + w) * 4 + c) * 7 % 16) - 5.f; }
 
@@ -122,12 +132,7 @@ std::vector<double> sparse_matmul(const test::TfliteModelBuilder::SparseDim& d0,
     int y = m.tensor("y", {1, 4});
     m.op(BuiltinOperator::FULLY_CONNECTED, {x, w, -1}, {y});
     m.output(y);
-    test::ScratchDir dir{"densify"};
-    ConversionOptions o;
-    o.input_model = m.save("densify.tflite");
-    o.output_dir = dir.path().string();
-    o.compress_to_fp16 = false;
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = converted(m, "densify.tflite");
     return evaluate(*ir, {Tensor::from_vector<float>({1, 10, 100, 1000}, {1, 4})}).at(0).to_f64();
 }
 
@@ -300,12 +305,7 @@ TEST(TfliteOps, DivPreluDefaultsAndStridedSliceOffset) {
     int from_end = offset_slice("from_end", -2, 2, 0);     // v[3:5]
     int masked = offset_slice("masked", 3, 2, 1);          // begin masked to 0: v[0:2]
     for (int t : {div, prelu, leaky, softmax, from_end, masked}) m.output(t);
-    test::ScratchDir out{"tflite_semantics"};
-    ConversionOptions o;
-    o.input_model = m.save("semantics.tflite");
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = false;
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = converted(m, "semantics.tflite");
     std::vector<float> xs(18);
     for (size_t i = 0; i < xs.size(); ++i) xs[i] = -1.f - static_cast<float>(i);
     auto r = evaluate(*ir, {Tensor::from_vector<int32_t>({-7, 7, -1, 5}, {4}), Tensor::from_vector<int32_t>({2, -2, 3, 3}, {4}),
@@ -338,12 +338,7 @@ TEST(TfliteOps, QuantizeRoundsTiesAsTflite) {
     m.output(y1);
     m.output(y2);
     for (bool f16 : {false, true}) {
-        test::ScratchDir out{"tflite_quantize_ties"};
-        ConversionOptions o;
-        o.input_model = m.save("quantize_ties.tflite");
-        o.output_dir = out.path().string();
-        o.compress_to_fp16 = f16;
-        auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+        auto ir = converted(m, "quantize_ties.tflite", f16);
         auto r = evaluate(*ir, {Tensor::from_vector<float>({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.4f, -3.6f}, {8})});
         // round(x) half away from zero, then round(q1 / 2) half up, times 2.
         EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{1, 2, 3, -1, -2, -3, 3, -4})) << f16;
@@ -366,11 +361,7 @@ TEST(TfliteOps, PadV2ValueOfOneElementAndArgMaxOfBooleans) {
     });
     m.output(padded);
     m.output(first_true);
-    test::ScratchDir out{"tflite_padv2_argmax"};
-    ConversionOptions o;
-    o.input_model = m.save("padv2_argmax.tflite");
-    o.output_dir = out.path().string();
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = converted(m, "padv2_argmax.tflite", true);
     auto r = evaluate(*ir, {Tensor::from_vector<float>({1, 2}, {2}),
                             Tensor::from_vector<bool>({false, true, false, true, false, false, false, true}, {2, 4})});
     EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{-5, 1, 2, -5}));

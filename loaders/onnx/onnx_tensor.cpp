@@ -62,11 +62,12 @@ Shape tensor_shape(const onnx::TensorProto& t, const std::string& where) {
 }
 
 // Copies a typed repeated field into an owned tensor, converting each value to the element type.
+// The count is checked before the tensor is allocated: the dims may ask for petabytes.
 template <typename Field>
 Tensor from_field(const Field& field, ElementType type, const Shape& shape, const std::string& where) {
-    Tensor out = Tensor::allocate(type, shape);
-    size_t n = out.size();
+    const auto n = static_cast<size_t>(shape_size(shape));
     if (static_cast<size_t>(field.size()) != n) size_mismatch(where, n, field.size(), "values");
+    Tensor out = Tensor::allocate(type, shape);
     auto fill = [&](auto* dst) {
         for (size_t i = 0; i < n; ++i) dst[i] = static_cast<std::remove_pointer_t<decltype(dst)>>(field.Get(static_cast<int>(i)));
     };
@@ -93,8 +94,9 @@ Tensor from_field(const Field& field, ElementType type, const Shape& shape, cons
 }
 
 Tensor copy_bytes(const void* data, size_t size, ElementType type, const Shape& shape, const std::string& where) {
+    const size_t need = byte_size(type, static_cast<size_t>(shape_size(shape)));
+    if (size != need) size_mismatch(where, need, size, "bytes");
     Tensor out = Tensor::allocate(type, shape);
-    if (size != out.byte_size()) size_mismatch(where, out.byte_size(), size, "bytes");
     if (size) std::memcpy(out.mutable_data<std::byte>(), data, size);
     return out;
 }

@@ -278,6 +278,24 @@ TEST(OnnxLoader, InitializerWithWrongRawSizeIsAnError) {
     EXPECT_TRUE(contains(e, "'w'")) << e;
 }
 
+// Found by fuzz_onnx: the typed values were counted after a tensor of the dims was allocated
+// (2^60 bytes asked for, out of memory; ASan's allocation-size-too-big).
+TEST(OnnxLoader, TypedValuesAreCountedBeforeAllocating) {
+    // Typed values; raw bytes viewed in the mapped file; raw bytes copied (text format).
+    for (auto [raw, file] : {std::pair{false, "typed_short.onnx"}, std::pair{true, "raw_short.onnx"},
+                             std::pair{true, "raw_short.prototxt"}}) {
+        OnnxModelBuilder m(13);
+        onnx::TensorProto t = test::onnx_tensor_i64("w", {1}, {1}, raw);
+        t.set_dims(0, int64_t{1} << 57);  // 2^60 bytes of int64
+        m.initializer(t);
+        m.node("Neg", {"w"}, {"y"});
+        m.output("y", onnx::TensorProto::INT64);
+        std::string e = error_of(m.save(file));
+        EXPECT_TRUE(contains(e, "'w'")) << e;
+        EXPECT_TRUE(contains(e, raw ? "shape needs 1152921504606846976" : "shape needs 144115188075855872")) << e;
+    }
+}
+
 // byte_size does not know the tensor it is asked about; the error names the initializer.
 TEST(OnnxLoader, AnInitializerWhoseByteSizeOverflowsNamesItself) {
     OnnxModelBuilder m(13);

@@ -236,6 +236,11 @@ void infer_iterations(InferContext& c, bool is_loop) {
     if (is_loop) {
         check_single_value(c, 0, "the trip count");
         check_single_value(c, 1, "the condition");
+        // Loop-5 takes an integer trip count and a boolean condition (ONNX too).
+        if (c.has_input(0) && c.in_type(0) != ElementType::dynamic && !is_integral(c.in_type(0)))
+            c.fail("the trip count is " + std::string(ir_name(c.in_type(0))) + ", not an integer");
+        if (c.has_input(1) && c.in_type(1) != ElementType::dynamic && c.in_type(1) != ElementType::boolean)
+            c.fail("the execution condition is " + std::string(ir_name(c.in_type(1))) + ", not boolean");
     }
     Body& body = bodies[0];
     check_body(c, body);
@@ -288,6 +293,11 @@ void infer_iterations(InferContext& c, bool is_loop) {
         }
         if (!widened) break;
         MO_ASSERT(round < max_rounds, c.node.describe(), ": back-edge shapes do not settle");
+    }
+    for (const BodyOutput& out : body.outputs) {
+        const ElementType t = result_data(body, out.result).type;
+        if (out.kind == BodyOutput::Kind::Condition && t != ElementType::dynamic && t != ElementType::boolean)
+            c.fail("the body's execution condition is " + std::string(ir_name(t)) + ", not boolean");
     }
     const int64_t iterations = known_iterations(c, body, is_loop);
     for (const BodyOutput& out : body.outputs) {

@@ -231,6 +231,25 @@ TEST(EndToEnd, AnIrWithUntypedPortsIsNotWritten) {
     EXPECT_TRUE(out.entries().empty());
 }
 
+// Found by an audit: the flags were ignored silently (the IR's conversion_parameters listed them).
+TEST(EndToEnd, AFlagWhoseTransformationIsDisabledIsAnError) {
+    ScratchDir out("e2e_flag_disabled");
+    ConversionOptions o;
+    o.input_model = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
+    o.output_dir = out.path().string();
+    o.mean_values = {{"", {1}}};
+    o.reverse_input_channels = true;
+    setenv("MO_DISABLED_TRANSFORMS", "InputPreprocessing", 1);
+    test::expect_error([&] { convert(o); }, {"--mean_values, --reverse_input_channels needs the transformation InputPreprocessing"});
+    o.mean_values.clear();
+    o.reverse_input_channels = false;
+    o.outputs = {"relu"};
+    setenv("MO_DISABLED_TRANSFORMS", "OutputCut", 1);
+    test::expect_error([&] { convert(o); }, {"--output needs the transformation OutputCut"});
+    unsetenv("MO_DISABLED_TRANSFORMS");
+    EXPECT_TRUE(out.entries().empty());
+}
+
 TEST(EndToEnd, SampleModelConvertsDeterministically) {
     const std::string sample = std::string(MO_SOURCE_DIR) + "/samples/tiny_cnn.prototxt";
     ScratchDir a("e2e_a"), b("e2e_b");

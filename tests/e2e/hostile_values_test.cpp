@@ -458,6 +458,17 @@ TEST(HostileValues, LoopWithANegativeTripCountRunsNoIteration) {
     EXPECT_EQ(evaluate(*ir, {x, Tensor::scalar<int64_t>(3)}).at(0).to_f64(), (std::vector<double>{13, 23}));
 }
 
+// Loop-5's condition is boolean (ONNX's too); a float one went into the IR.
+TEST(HostileValues, LoopConditionsThatAreNotBoolean) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {2});
+    m.initializer(test::int_tensor<int64_t>("M", onnx::TensorProto::INT64, {2}, {}));
+    m.initializer("cond", {1.f}, {});
+    set_graph(m.node("Loop", {"M", "cond", "x"}, {"y"}), "body", add_one_body());
+    m.output("y");
+    expect_refused(m, "loop_float_condition", {"node 'Loop_", "the execution condition is f32, not boolean"});
+}
+
 // SequenceEmpty then `inserts` SequenceInserts of x, then SequenceLength.
 test::OnnxModelBuilder insert_chain(int inserts) {
     test::OnnxModelBuilder m(17);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "emit/ir_test_util.hpp"
 #include "loaders/ir/ir_reader.hpp"
@@ -158,6 +159,12 @@ TEST(InputPreprocessing, EntriesGivenTwiceAndLayoutsOfAnotherRankAreErrors) {
     layout.layouts = {InputLayout{"x", "nc", ""}};
     layout.mean_values = {{"x", {1, 2, 3}}};
     refused(layout, {"input 'x' has 4 axes but layout 'nc' has 2", "one letter per axis"});
+    ConversionOptions zero;  // the IR divided by zero
+    zero.scale_values = {{"x", {1, 0, 2}}};
+    refused(zero, {"scale_values for input 'x' holds 0", "finite, non-zero"});
+    ConversionOptions nan;
+    nan.mean_values = {{"x", {std::nan("")}}};
+    refused(nan, {"mean_values for input 'x' holds nan"});
 }
 
 // Refused before: a [1] mask and [1, 3] token ids next to an image ("needs a known rank",

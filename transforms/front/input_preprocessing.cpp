@@ -1,9 +1,11 @@
 #include "transforms/front/input_preprocessing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/infer.hpp"
@@ -153,6 +155,12 @@ void preprocess(Graph& g, const Node& p, const OutPort& x, const ChannelSteps& s
     std::vector<InPort> consumers = x.targets();
     OutPort y = x;
     auto per_channel = [&](const std::vector<double>& v, const char* what) {
+        for (double value : v)
+            if (!std::isfinite(value) || (value == 0 && std::string(what) == "scale_values"))
+                throw Error(std::string(what) + " for input '" + p.name() + "' holds " + (std::ostringstream() << value).str(),
+                            g.source_path,
+                            std::string(what) == "scale_values" ? "a scale divides: give finite, non-zero values"
+                                                                : "give finite values");
         if (v.size() != 1 && (!channels || static_cast<int64_t>(v.size()) != *channels))
             throw Error(std::string(what) + " for input '" + p.name() + "' has " + std::to_string(v.size()) +
                             " values; the input has " + (channels ? std::to_string(*channels) : "an unknown number of") +

@@ -87,7 +87,7 @@ void infer_detection_output(InferContext& c) {
     if (classes.rank_is_static() && classes[0].is_static() && images.is_static() && classes[0] != images)
         c.fail("class predictions must hold one row per image");
     if (num_priors.is_static() && classes.rank_is_static() && classes[1].is_static()) {
-        if (num_priors.get_length() == 0 || classes[1].get_length() % num_priors.get_length() != 0)
+        if (classes[1].get_length() % num_priors.get_length() != 0)  // num_priors > 0: checked above
             c.fail("class predictions must hold one score per prior and class");
         num_classes = Dimension(classes[1].get_length() / num_priors.get_length());
     }

@@ -129,7 +129,7 @@ SliceWalk slice_walk(int64_t start, int64_t end, int64_t stride, int64_t part_si
     if (stride != 1 && stride != -1) throw Error("slicing with stride " + std::to_string(stride) + " is not supported",
                                                  {}, "mo iterates sliced inputs with stride 1 or -1");
     if (part_size < 1) throw Error("part_size " + std::to_string(part_size) + " must be positive");
-    const std::string stated = "from " + std::to_string(start) + " to " + std::to_string(end);
+    const int64_t given_start = start, given_end = end;
     if (start < 0) start += extent;
     if (end < 0) end += extent;
     SliceWalk w;
@@ -142,7 +142,8 @@ SliceWalk slice_walk(int64_t start, int64_t end, int64_t stride, int64_t part_si
     const __int128 lowest = w.backwards ? start - count * part_size + 1 : start;
     const __int128 highest = w.backwards ? start : start + count * part_size - 1;
     if (count > 0 && (lowest < 0 || highest >= extent))
-        throw Error("the sliced parts " + stated + " lie outside the axis of " + std::to_string(extent) + " elements",
+        throw Error("the sliced parts from " + std::to_string(given_start) + " to " + std::to_string(given_end) +
+                        " lie outside the axis of " + std::to_string(extent) + " elements",
                     {}, "the port map's start and end must index the sliced input");
     w.count = static_cast<int64_t>(count);
     return w;

@@ -131,14 +131,13 @@ void quantize(ExtractContext& c) {
     const auto output = tflite_output_quantization(c, 0);
     if (!output) c.unsupported("QUANTIZE to a tensor without quantization parameters");
     const OutPort x = c.input(0);
-    auto exact = [](Node n) { return n.rt_info()[kDisableFp16Compression] = "0", n.out(0); };
     const OutPort scale = c.constant("scale", Tensor::scalar<float>(static_cast<float>(output->first)));
-    const OutPort steps = exact(c.add("Divide", "steps", {x, scale}));
+    const OutPort steps = in_f32(c.add("Divide", "steps", {x, scale}));
     const bool requantize = x.node().is("FakeQuantize");  // the input is on a grid of its own
     const OutPort rounded =
         requantize ? c.op("Floor", "rounded", {c.op("Add", "half_up", {steps, c.constant("half", Tensor::scalar<float>(0.5f))})})
                    : c.op("Round", "rounded", {steps}, {{"mode", std::string("half_away_from_zero")}});
-    c.set_output(0, exact(c.add("Multiply", "", {rounded, scale})));
+    c.set_output(0, in_f32(c.add("Multiply", "", {rounded, scale})));
 }
 
 // DEQUANTIZE: float16 / bfloat16 weights convert to f32 (folded); a quantized tensor already

@@ -46,10 +46,9 @@ void set_batch(Graph& g, int64_t batch) {
 // `values` (one per element, or one for all) as a tensor of `type` and shape `s`; one value is
 // repeated in its own type, without a list of doubles as long as the tensor.
 Tensor frozen_value(const std::vector<double>& values, const Shape& s, ElementType type) {
-    if (values.size() != 1 || bit_width(type) % 8 != 0) {
-        const std::vector<double> all(values.size() == 1 ? static_cast<size_t>(shape_size(s)) : values.size(), values[0]);
-        return Tensor::from_vector<double>(values.size() == 1 ? all : values, s).convert(type);
-    }
+    if (values.size() != 1) return Tensor::from_vector<double>(values, s).convert(type);
+    if (bit_width(type) % 8 != 0)  // sub-byte elements share bytes: built from the list
+        return Tensor::from_vector<double>(std::vector<double>(static_cast<size_t>(shape_size(s)), values[0]), s).convert(type);
     const Tensor one = Tensor::from_vector<double>(values, {}).convert(type);
     Tensor out = Tensor::allocate(type, s);
     const size_t width = one.byte_size();
@@ -176,7 +175,8 @@ void preprocess(Graph& g, const Node& p, const OutPort& x, const ChannelSteps& s
         y = g.add_op("Gather", p.name() + "/reverse_channels", {y, indices, ax}, {{"batch_dims", int64_t{0}}}).out(0);
     }
     // The user's means and scales stay exact: a scale of 1e-8 became 0 in f16 (and the IR inf).
-    auto exact = [](Node n) { return n.rt_info()[kDisableFp16Compression] = "0", n.out(0); };
+    // (std::string: a const char* trips GCC 12's false -Wrestrict.)
+    auto exact = [](Node n) { return n.rt_info()[kDisableFp16Compression] = std::string("0"), n.out(0); };
     if (!steps.mean.empty())
         y = exact(g.add_op("Subtract", p.name() + "/mean", {y, per_channel(steps.mean, "mean_values")}));
     if (!steps.scale.empty())

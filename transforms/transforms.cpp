@@ -15,12 +15,14 @@
 #include "transforms/front/output_cut.hpp"
 #include "transforms/front/replace_subgraph_with_op.hpp"
 #include "transforms/middle/activation_fusions.hpp"
+#include "transforms/middle/attention_fusion.hpp"
 #include "transforms/middle/batch_norm.hpp"
 #include "transforms/middle/layout_change.hpp"
 #include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
 #include "transforms/middle/quantization_fusions.hpp"
+#include "transforms/middle/rotate_half_form.hpp"
 #include "transforms/middle/subgraph_folding.hpp"
 #include "transforms/middle/torchvision_ssd.hpp"
 
@@ -45,6 +47,8 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<MishFusion>());
     r.add(std::make_unique<LayerNormFusion>());
     r.add(std::make_unique<SoftmaxFusion>());
+    r.add(std::make_unique<ScaledDotProductAttentionFusion>());
+    r.add(std::make_unique<RotateHalfForRoPEFusion>());
     r.add(std::make_unique<ConstantChainMerge>());
     r.add(std::make_unique<ConvolutionMultiplyFusion>());
     r.add(std::make_unique<PadFusion>());

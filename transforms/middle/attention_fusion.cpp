@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace mo {
 
@@ -66,13 +67,24 @@ bool static_rank_at_least(const OutPort& p, size_t r) {
     return p.shape().rank_is_static() && p.shape().rank() >= r;
 }
 
-// The order of a Transpose that swaps the last two of `rank` axes.
-bool swaps_last_two(const Tensor& order, size_t rank) {
-    const std::vector<int64_t> o = order.to_i64();
-    if (o.size() != rank) return false;
-    for (size_t i = 0; i + 2 < rank; ++i)
-        if (o[i] != static_cast<int64_t>(i)) return false;
-    return o[rank - 2] == static_cast<int64_t>(rank - 1) && o[rank - 1] == static_cast<int64_t>(rank - 2);
+// For the Transpose order that makes Kᵀ from k: the order that makes K (its last two entries
+// swapped), or nothing when it is not a permutation of k's `rank` axes.
+std::optional<std::vector<int64_t>> key_order(const Tensor& order, size_t rank) {
+    std::vector<int64_t> o = order.to_i64();
+    if (o.size() != rank || rank < 2) return std::nullopt;
+    std::vector<bool> seen(rank, false);
+    for (int64_t a : o) {
+        if (a < 0 || a >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(a)]) return std::nullopt;
+        seen[static_cast<size_t>(a)] = true;
+    }
+    std::swap(o[rank - 1], o[rank - 2]);
+    return o;
+}
+
+bool is_identity(const std::vector<int64_t>& order) {
+    for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] != static_cast<int64_t>(i)) return false;
+    return true;
 }
 
 // -inf, or the lowest finite f32 / f64 (see the header for when that is exact).
@@ -142,7 +154,12 @@ bool ScaledDotProductAttentionFusion::apply(const PatternMatch& m, const Transfo
     const ElementType type = q.type();
     if (!is_float(type) || k.type() != type || v.type() != type) return false;
     if (!static_rank_at_least(q, 3) || !static_rank_at_least(k, 3) || !static_rank_at_least(v, 3)) return false;
-    if (key_transposed && !swaps_last_two(*m["k_order"].out(0).value(), k.shape().rank())) return false;
+    std::optional<std::vector<int64_t>> k_order;  // K = Transpose(k, k_order) when k is not K itself
+    if (key_transposed) {
+        k_order = key_order(*m["k_order"].out(0).value(), k.shape().rank());
+        if (!k_order) return false;
+        if (is_identity(*k_order)) k_order.reset();
+    }
     const PartialShape& score_shape = scores.out(0).shape();
     if (!score_shape.rank_is_static()) return false;
     const int64_t rank = static_cast<int64_t>(score_shape.rank());
@@ -187,7 +204,13 @@ bool ScaledDotProductAttentionFusion::apply(const PatternMatch& m, const Transfo
     } else {
         mask = g.add_constant(name + "/no_mask", scalar_tensor(type, 0.0)).out(0);
     }
-    const OutPort key = broadcast_grouped_heads(k), value = broadcast_grouped_heads(v);
+    OutPort key = broadcast_grouped_heads(k);
+    if (k_order) {  // a Transpose that also moved other axes (PyTorch's sequence-first keys)
+        const int64_t n = static_cast<int64_t>(k_order->size());
+        key = g.add_op("Transpose", name + "/key", {key, g.add_constant(name + "/key/order", Tensor::from_vector<int64_t>(*k_order, {n})).out(0)})
+                  .out(0);
+    }
+    const OutPort value = broadcast_grouped_heads(v);
     const OutPort scale_port = g.add_constant(name + "/scale", scalar_tensor(type, scale)).out(0);
     Node sdpa = g.add_op("ScaledDotProductAttention", name + "/sdpa", {q, key, value, mask, scale_port}, {{"causal", false}});
     std::vector<std::string> inputs = {"q", "k", "v"};

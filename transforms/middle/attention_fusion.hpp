@@ -3,9 +3,12 @@
 //
 // The decomposed forms matched (every intermediate used only inside the pattern; the Softmax
 // over the last axis; Q, K, V of one float type and rank 3 or more):
-//   scores = MatMul(Q, K; transpose_b) or MatMul(Q, Transpose(K, last two axes swapped)),
-//            Q and the transposed K each optionally times a constant scalar first (PyTorch's
-//            exported scaled_dot_product_attention splits √scale between them);
+//   scores = MatMul(Q, K; transpose_b) or MatMul(Q, Transpose(k, order)) — the order swapping
+//            the last two axes (K = k), or also moving others (K = Transpose(k, order with its
+//            last two entries swapped): PyTorch 1.13's nn.MultiheadAttention transposes its
+//            sequence-first keys with [1, 2, 0]) — Q and the transposed K each optionally times a
+//            constant scalar first (PyTorch's exported scaled_dot_product_attention splits
+//            √scale between them);
 //   scaled = scores · c, c · scores, scores / c (scale = c or 1/c), or scores itself (scale 1);
 //   masked = scaled + mask (either order; the mask of rank 0 or 2 up to the scores' rank, as
 //            exporters trace their additive causal / padding masks), Select(visible, scaled,

@@ -94,6 +94,31 @@ TEST(ScaledDotProductAttentionFusion, PyTorchsExportedSdpaWithTheScaleSplitBetwe
     EXPECT_NEAR(sdpa.in(4).value()->to_f64()[0], 0.5, 1e-7);
 }
 
+// PyTorch 1.13's nn.MultiheadAttention exported to ONNX: sequence-first keys [S, B·H, E] made Kᵀ
+// by one Transpose [1, 2, 0]; baddbmm's Add(scores · 1, mask · 1) with a [B·H, 1, S] mask.
+TEST(ScaledDotProductAttentionFusion, SequenceFirstKeysOfTorchMultiheadAttention) {
+    TestGraph t;
+    auto q = t.input(ElementType::f32, {2, 3, 4}, "q"), k = t.input(ElementType::f32, {5, 2, 4}, "k");
+    auto v = t.input(ElementType::f32, {2, 5, 4}, "v"), mask = t.input(ElementType::f32, {2, 1, 5}, "mask");
+    auto kt = t.op("Transpose", {k, i64s(t, {1, 2, 0}, "order")}, {}, "k_t");
+    auto scores = t.op("MatMul", {q, kt}, {{"transpose_a", false}, {"transpose_b", false}}, "scores");
+    auto alpha = t.op("Multiply", {scores, scalar(t, 1.f, "alpha")}, {}, "alpha_scores");
+    auto beta = t.op("Multiply", {mask, scalar(t, 1.f, "beta")}, {}, "beta_mask");
+    t.output(softmax_times_v(t, t.op("Add", {alpha, beta}, {}, "masked"), v, 2), "out");
+    ScaledDotProductAttentionFusion pass;
+    test::FusionOutcome r = test::run_fusion(pass, t, {{"q", test::ramp({2, 3, 4}, -1, 2)}, {"k", test::ramp({5, 2, 4}, 1, -1)},
+                                                      {"v", test::ramp({2, 5, 4}, 0, 1)}, {"mask", test::ramp({2, 1, 5}, -4, 0)}});
+    EXPECT_TRUE(r.changed);
+    EXPECT_LE(r.max_abs_diff, 1e-6);
+    Node sdpa = t->find_by_name("context");
+    ASSERT_TRUE(sdpa.is("ScaledDotProductAttention"));
+    Node key = sdpa.in(1).src().node();  // K = Transpose(k, [1, 0, 2])
+    ASSERT_TRUE(key.is("Transpose"));
+    EXPECT_EQ(key.in(1).value()->to_i64(), (std::vector<int64_t>{1, 0, 2}));
+    EXPECT_EQ(key.in(0).src().node().name(), "k");
+    EXPECT_EQ(sdpa.in(3).src().node().name(), "beta_mask");
+}
+
 // mo's GroupQueryAttention decomposition: 4 query heads read 2 KV heads through Gather(kv,
 // [0, 0, 1, 1], axis 1), the scores are masked with Select(seen, scores, lowest).
 struct Grouped {

@@ -60,6 +60,23 @@ TEST_P(LlmGenerate, GreedyTokensAreOnnxRuntimesForSixteenSteps) {
     EXPECT_EQ(r.call_seconds.size(), 16u);
 }
 
+// A batch of two copies of the prompt (beam_idx 0, 1: each entry keeps its own cache): both
+// entries get ONNX Runtime's tokens.
+TEST_P(LlmGenerate, EachEntryOfABatchDecodesOnItsOwn) {
+    const std::string& fixture = GetParam();
+    test::ScratchDir out{"llm_generate_batch"};
+    auto ir = read_ir(stateful_ir(fixture, out), test::builtin_ops());
+    const std::vector<int64_t> want = read_npy(data(fixture, "greedy_tokens.npy").string()).to_i64();
+    std::vector<int64_t> prompt = read_npy(data(fixture, "prompt.npy").string()).to_i64();
+    const int64_t length = static_cast<int64_t>(prompt.size());
+    prompt.insert(prompt.end(), prompt.begin(), prompt.end());
+    VariableState state;
+    const GenerateResult r = generate_greedy(*ir, Tensor::from_vector<int64_t>(prompt, {2, length}), 16, state);
+    ASSERT_EQ(r.tokens.size(), 2u);
+    EXPECT_EQ(r.tokens[0], want);
+    EXPECT_EQ(r.tokens[1], want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, LlmGenerate, ::testing::ValuesIn(kGreedyFixtures));
 
 // The command line: mo converts, mo-run --generate prints ONNX Runtime's tokens; split in two

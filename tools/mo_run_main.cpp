@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,7 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 // Greedy decoding: one "tokens:" line per batch entry, then the time per token.
-int run_generate(const mo::Graph& graph, const mo::RunOptions& options, int64_t tokens) {
+int generate_and_print(const mo::Graph& graph, const mo::RunOptions& options, int64_t tokens) {
     std::string prompt_file = options.input_files[0];
     if (const size_t eq = prompt_file.find('='); eq != std::string::npos) {
         if (prompt_file.substr(0, eq) != "input_ids") {
@@ -75,7 +76,7 @@ int run_generate(const mo::Graph& graph, const mo::RunOptions& options, int64_t 
 
 int run(const std::vector<std::string>& args) {
     std::string model;
-    int64_t generate = 0;
+    std::optional<int64_t> generate;
     mo::RunOptions options;
     mo::ConversionOptions plugins;  // only its extensions are used
     for (size_t i = 0; i < args.size(); ++i) {
@@ -106,15 +107,15 @@ int run(const std::vector<std::string>& args) {
         std::cerr << kUsage;
         return 2;
     }
-    if (generate != 0 && (generate < 1 || options.input_files.size() != 1 || !options.output_dir.empty() ||
-                          !options.reference_files.empty())) {
+    if (generate && (*generate < 1 || options.input_files.size() != 1 || !options.output_dir.empty() ||
+                     !options.reference_files.empty())) {
         std::cerr << "[ ERROR ] --generate N takes N >= 1 and one --inputs file (the prompt), without --out and --reference\n"
                   << kUsage;
         return 2;
     }
     mo::Pipeline pipeline(plugins);
     auto graph = mo::read_ir(model, pipeline.ops);
-    if (generate != 0) return run_generate(*graph, options, generate);
+    if (generate) return generate_and_print(*graph, options, *generate);
     mo::RunResult r = mo::run_model(*graph, options);
     for (size_t i = 0; i < r.outputs.size(); ++i) {
         std::cout << "[ OUTPUT ] " << r.output_names[i] << ": " << mo::ir_name(r.outputs[i].type()) << " ["

@@ -110,6 +110,7 @@ TEST(LlmGenerateCli, MoRunGeneratesAndContinuesFromStateFiles) {
 
     // Usage errors: --generate without one prompt file, or with --out.
     EXPECT_EQ(test::run_command(MO_RUN_BINARY, xml + " --generate 4").exit_code, 2);
+    EXPECT_EQ(test::run_command(MO_RUN_BINARY, xml + " --generate 0 --inputs " + prompt).exit_code, 2);
     EXPECT_EQ(test::run_command(MO_RUN_BINARY, xml + " --generate 4 --inputs " + prompt + " --out " + dir.file("o")).exit_code, 2);
 }
 

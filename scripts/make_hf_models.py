@@ -24,8 +24,8 @@ For each, the generator also writes to --scratch (default $TMPDIR/mo_hf_fixtures
 make_hf_reference.js looks for it) a copy of the model whose f32 initializers and Constants
 that fit f16 are rounded to f16: its ONNX Runtime outputs (f16ref_*.npy) measure the error f16
 weights alone cause, the bound the tests give mo's default (f16-compressed) IR. fixture.json
-counts the MatMulNBits / MatMulInteger nodes (the low-bit weights the IR must keep). Not run
-by CI.
+counts the MatMulNBits / MatMulInteger nodes (the low-bit weights the IR must keep) and the
+bytes of the weights (the BIN must not be larger). Not run by CI.
 """
 import argparse
 import json
@@ -81,6 +81,18 @@ def rounded_copy(model):
     return model
 
 
+def weight_bytes(graph):
+    """Bytes of the initializers and Constant tensors, If branches included."""
+    total = sum(numpy_helper.to_array(t).nbytes for t in graph.initializer)
+    for n in graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                total += weight_bytes(a.g)
+            elif a.type == onnx.AttributeProto.TENSOR:
+                total += numpy_helper.to_array(a.t).nbytes
+    return total
+
+
 def write(out, name, file, model, spec, scratch):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
@@ -88,6 +100,7 @@ def write(out, name, file, model, spec, scratch):
         os.remove(os.path.join(d, f))
     onnx.save(model, os.path.join(d, file))
     onnx.save(rounded_copy(model), os.path.join(scratch, name + "_f16_rounded.onnx"))
+    spec = dict(spec, weight_bytes=weight_bytes(model.graph))
     counts = {}
     for n in model.graph.node:
         for g in [n] + [x for a in n.attribute if a.type == onnx.AttributeProto.GRAPH for x in a.g.node]:

@@ -7,6 +7,7 @@
 #include "transforms/back/compressed_weights_layout.hpp"
 #include "transforms/back/flatten_to_reshape.hpp"
 #include "transforms/back/gemm_to_matmul.hpp"
+#include "transforms/back/keep_past_for_empty_presents.hpp"
 #include "transforms/back/make_stateful.hpp"
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
@@ -64,6 +65,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ReplaceFoldedWithConstants>());
     r.add(std::make_unique<MoveLayoutIntoCompressedWeights>());
     r.add(std::make_unique<RemoveDeadNodes>());
+    r.add(std::make_unique<KeepPastForEmptyPresents>());
     r.add(std::make_unique<MakeStateful>());
     r.add(std::make_unique<CompressFloatConstantsToF16>());
     r.add(std::make_unique<ReportUnsupportedOps>());

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/mapped_file.hpp"
@@ -123,9 +124,10 @@ const std::vector<std::pair<const char*, const char*>>* body_fields(const std::s
     return it == fields.end() ? nullptr : &it->second;
 }
 
-// Bodies built in all (a subgraph used by two operators is built twice): a bound on a hostile
-// file whose IFs call one subgraph from both branches, level after level.
-constexpr size_t kMaxBuiltOperators = 4'000'000;
+// Operators built in all may exceed the file's by this factor, plus a margin (a subgraph used by
+// two operators is built twice, a WHILE's cond twice): the bound on a hostile file whose IFs call
+// one subgraph from both branches, level after level, doubling at each.
+constexpr size_t kBuiltOperatorsPerOperator = 4, kBuiltOperatorsMargin = 10'000;
 
 class TfliteGraphBuilder {
 public:
@@ -142,6 +144,9 @@ public:
         graph_->source_framework = "tflite";
         graph_->source_layout = "NHWC";
         graph_->keep_alive.push_back(file_);
+        size_t file_operators = 0;
+        for (const tflite::SubGraph* g : *model_->subgraphs()) file_operators += g->operators() ? g->operators()->size() : 0;
+        max_built_operators_ = kBuiltOperatorsPerOperator * file_operators + kBuiltOperatorsMargin;
         Scope main = scope(0, *graph_, 0);
         if (!main.subgraph->tensors()) throw Error("the main subgraph has no tensors", path_, "re-export the model");
         add_parameters(main);
@@ -312,9 +317,12 @@ private:
         return n.out(0);
     }
 
+    // `base`, or base_<k> with the first k not taken: each base remembers its next k, so that the
+    // bodies built for every use of a subgraph (the same names again and again) cost no search.
     std::string unique(const std::string& base) {
         std::string name = base;
-        for (int k = 1; used_names_.count(name); ++k) name = base + "_" + std::to_string(k);
+        int& k = next_suffix_[base];
+        while (used_names_.count(name)) name = base + "_" + std::to_string(++k);
         used_names_.insert(name);
         return name;
     }
@@ -364,8 +372,8 @@ private:
         if (!s.subgraph->operators()) return;
         const auto& ops = *s.subgraph->operators();
         built_operators_ += ops.size();
-        if (built_operators_ > kMaxBuiltOperators)
-            throw Error("the model's IF / WHILE subgraphs come to more than " + std::to_string(kMaxBuiltOperators) +
+        if (built_operators_ > max_built_operators_)
+            throw Error("the model's IF / WHILE subgraphs come to more than " + std::to_string(max_built_operators_) +
                             " operators once each use is built",
                         path_, "mo builds a subgraph once per operator that uses it; the model nests them too much");
         std::vector<Node> nodes;
@@ -647,7 +655,8 @@ private:
     const tflite::Model* model_ = nullptr;
     std::map<std::string, Variable> variables_;
     std::set<std::string> used_names_;
-    size_t built_operators_ = 0;
+    std::unordered_map<std::string, int> next_suffix_;
+    size_t built_operators_ = 0, max_built_operators_ = 0;
 };
 
 bool looks_like_tflite(const std::string& path) {

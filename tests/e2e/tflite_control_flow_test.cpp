@@ -178,6 +178,26 @@ TEST(TfliteControlFlow, SubgraphIndicesAndCountsAreChecked) {
     recursive.op(B::WHILE, {si}, {so}, test::while_options(1, 1));
     recursive.output(so);
     EXPECT_NE(conversion_error(recursive, "while_recursive.tflite").find("nest more than"), std::string::npos);
+    // IFs whose two branches are one subgraph, 24 levels deep: 2^24 uses, refused once the
+    // operators built pass the bound, not built.
+    test::TfliteModelBuilder doubling;
+    const int dc = doubling.input("c", {1}, tflite::TensorType::BOOL);
+    const int dout = doubling.tensor("out", {1}, tflite::TensorType::BOOL);
+    doubling.output(dout);
+    doubling.op(B::IF, {dc, dc}, {dout}, test::if_options(1, 1));
+    for (int level = 1; level <= 24; ++level) {
+        doubling.subgraph("level_" + std::to_string(level));
+        const int c = doubling.input("c", {1}, tflite::TensorType::BOOL);
+        if (level == 24) {
+            doubling.output(c);
+            continue;
+        }
+        const int out = doubling.tensor("out", {1}, tflite::TensorType::BOOL);
+        doubling.op(B::IF, {c, c}, {out}, test::if_options(level + 1, level + 1));
+        doubling.output(out);
+    }
+    EXPECT_NE(conversion_error(doubling, "if_doubling.tflite").find("operators once each use is built"),
+              std::string::npos);
     // A branch giving another number of outputs than the IF has.
     test::TfliteModelBuilder counts;
     const int cc = counts.input("cond", {1}, tflite::TensorType::BOOL);

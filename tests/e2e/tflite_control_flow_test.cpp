@@ -13,6 +13,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
+#include "support/run_command.hpp"
 #include "tools/convert.hpp"
 #include "validate/npy.hpp"
 
@@ -219,7 +220,20 @@ TEST(TfliteControlFlow, MatchesTheTfliteInterpreter) {
         const fs::path dir = entry.path();
         if (!fs::exists(dir / "output_0.npy")) continue;
         SCOPED_TRACE(dir.filename().string());
-        auto ir = converted_path((dir / "model.tflite").string());
+        test::ScratchDir out{"tflite_control_flow_checked"};
+        ConversionOptions o;
+        o.input_model = (dir / "model.tflite").string();
+        o.output_dir = out.path().string();
+        const std::string xml = convert(o).xml_path;
+        auto ir = read_ir(xml, test::builtin_ops());
+        // The strict IR check, when Python and the shared opsets are there.
+        const fs::path opsets = fs::path(MO_SHARED_DIR) / "ir/opsets.json";
+        if (fs::exists("/usr/bin/python3") && fs::exists(opsets)) {
+            const fs::path script = fs::path(MO_SOURCE_DIR) / "scripts/check_ir.py";
+            const auto check =
+                test::run_command("/usr/bin/python3", script.string() + " --opsets " + opsets.string() + " " + xml);
+            EXPECT_EQ(check.exit_code, 0) << check.output;
+        }
         std::vector<Tensor> inputs;
         for (size_t i = 0; fs::exists(dir / ("input_" + std::to_string(i) + ".npy")); ++i)
             inputs.push_back(read_npy((dir / ("input_" + std::to_string(i) + ".npy")).string()));

@@ -589,3 +589,114 @@ TEST(TfLoader, BrokenGraphsAreClearErrors) {
 
 }  // namespace
 }  // namespace mo
+
+namespace mo {
+namespace {
+
+// TensorFlow's remapper fuses an inference batch norm into _FusedConv2D (fused_ops
+// [FusedBatchNorm], args scale, offset, mean, variance, attr epsilon): (y - mean) * scale /
+// sqrt(variance + epsilon) + offset, worked by hand below. TF.js refuses this form.
+TEST(TfLoader, FusedConv2DTakesAFusedBatchNorm) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {1, 1, 1, 2});
+    constant(g, "w", mo_tf::DT_FLOAT, {1, 1, 2, 2}, {1.f, 0.f, 0.f, 1.f});  // identity filter
+    constant(g, "scale", mo_tf::DT_FLOAT, {2}, {2.f, 0.5f});
+    constant(g, "offset", mo_tf::DT_FLOAT, {2}, {1.f, -1.f});
+    constant(g, "mean", mo_tf::DT_FLOAT, {2}, {0.5f, 1.f});
+    constant(g, "variance", mo_tf::DT_FLOAT, {2}, {3.f, 0.25f});
+    auto& conv = node(g, "conv", "_FusedConv2D", {"x", "w", "scale", "offset", "mean", "variance"});
+    set_s(conv, "padding", "VALID");
+    set_ints(conv, "strides", {1, 1, 1, 1});
+    (*conv.mutable_attr())["fused_ops"].mutable_list()->add_s("FusedBatchNorm");
+    (*conv.mutable_attr())["num_args"].set_i(4);
+    (*conv.mutable_attr())["epsilon"].set_f(1.f);
+    auto out = convert_and_evaluate(g, "fused_bn.pb", {Tensor::from_vector<float>({1.f, -3.f}, {1, 1, 1, 2})});
+    // channel 0: (1 - 0.5) * 2 / sqrt(3 + 1) + 1 = 1.5; channel 1: (-3 - 1) * 0.5 / sqrt(1.25) - 1
+    const auto got = out.at(0).to_f64();
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_NEAR(got[0], 1.5, 1e-6);
+    EXPECT_NEAR(got[1], -4 * 0.5 / std::sqrt(1.25) - 1, 1e-6);
+
+    // num_args must count the arguments the fused ops take.
+    (*conv.mutable_attr())["num_args"].set_i(3);
+    test::expect_error([&] { convert_and_evaluate(g, "fused_bn_bad.pb", {}); },
+                       {"node 'conv'", "num_args is 3 but fused_ops [FusedBatchNorm] take 4 argument(s)"});
+}
+
+// TF.js's signature: userDefinedMetadata.signature (older exports) wins over the top-level one,
+// an entry's `name` is the tensor, and a signature input must be a Placeholder.
+TEST(TfLoader, TfjsSignatureNamesTheTensorsAndOrdersThem) {
+    std::string topology;
+    google::protobuf::util::MessageToJsonString(small_graph(), &topology);
+    const fs::path dir = scratch() / "tfjs_signature";
+    fs::create_directories(dir);
+    using json = nlohmann::ordered_json;
+    auto model = [&](json signature, json metadata = nullptr) {
+        json j{{"format", "graph-model"}, {"modelTopology", json::parse(topology)}, {"weightsManifest", json::array()},
+               {"signature", std::move(signature)}};
+        if (!metadata.is_null()) j["userDefinedMetadata"] = std::move(metadata);
+        std::ofstream(dir / "model.json") << j.dump();
+        return (dir / "model.json").string();
+    };
+    const json max_first{{"outputs", {{"pooled", {{"name", "max:0"}}}, {"averaged", {{"name", "mean:0"}}}}}};
+    const json mean_only{{"outputs", {{"averaged", {{"name", "mean:0"}}}}}};
+    // Outputs in the signature's order (not the graph's), keyed by another name than the tensor's.
+    EXPECT_EQ(run(model(max_first), 0), std::vector<double>{9});
+    EXPECT_EQ(run(model(max_first), 1), std::vector<double>{4.25});
+    // userDefinedMetadata.signature takes precedence.
+    EXPECT_EQ(run(model(max_first, {{"signature", mean_only}}), 0), std::vector<double>{4.25});
+    test::expect_error([&] { run(model({{"inputs", {{"w_in", {{"name", "w:0"}}}}}}), 0); },
+                       {"the signature's input 'w:0' is a Const, not a Placeholder"});
+    test::expect_error([&] { run(model({{"outputs", {{"o", {{"name", "nothing:0"}}}}}}), 0); },
+                       {"the signature's output 'nothing:0' is not in the graph"});
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// Control flow that does not have the forms TensorFlow writes is an error naming the node.
+TEST(TfLoader, MalformedControlFlowIsAClearError) {
+    mo_tf::GraphDef missing = small_graph();
+    node(missing, "pred", "Greater", {"b", "b"});
+    auto& n = node(missing, "if", "StatelessIf", {"pred", "x"});
+    (*n.mutable_attr())["then_branch"].mutable_func()->set_name("nope");
+    (*n.mutable_attr())["else_branch"].mutable_func()->set_name("nope");
+    test::expect_error([&] { convert_and_evaluate(missing, "if_missing.pb", {}); },
+                       {"function 'nope' is not in the graph's library", "node 'if' (StatelessIf)"});
+
+    mo_tf::GraphDef lone = small_graph();
+    node(lone, "merge", "Merge", {"relu", "max"});
+    test::expect_error([&] { convert_and_evaluate(lone, "lone_merge.pb", {}); },
+                       {"the Merge node 'merge' is part of no while loop or conditional mo recognises"});
+
+    // A loop variable's Enter feeding its Merge, but no NextIteration closing the loop.
+    mo_tf::GraphDef open_loop = small_graph();
+    auto& enter = node(open_loop, "enter", "Enter", {"x"});
+    (*enter.mutable_attr())["frame_name"].set_s("loop");
+    node(open_loop, "merge", "Merge", {"enter", "relu"});
+    test::expect_error([&] { convert_and_evaluate(open_loop, "open_loop.pb", {}); },
+                       {"node 'merge' (Merge)", "is not fed by a NextIteration or feeds no single Switch"});
+
+    // A function calling itself.
+    mo_tf::GraphDef recursive = small_graph();
+    auto* f = recursive.mutable_library()->add_function();
+    f->mutable_signature()->set_name("f");
+    f->mutable_signature()->add_input_arg()->set_name("a");
+    f->mutable_signature()->add_output_arg()->set_name("out");
+    auto* call = f->add_node_def();
+    call->set_name("again");
+    call->set_op("PartitionedCall");
+    call->add_input("a");
+    (*call->mutable_attr())["f"].mutable_func()->set_name("f");
+    (*f->mutable_ret())["out"] = "again:output:0";
+    auto& top = node(recursive, "call", "PartitionedCall", {"x"});
+    (*top.mutable_attr())["f"].mutable_func()->set_name("f");
+    test::expect_error([&] { convert_and_evaluate(recursive, "recursive.pb", {}); },
+                       {"functions are nested more than 64 levels deep"});
+}
+
+}  // namespace
+}  // namespace mo

@@ -31,6 +31,13 @@ The forms (TensorFlow 2.x, tensorflow/python/ops/):
   inputs), cond/pred_id = Identity(pred), a Switch(x, cond/pred_id) per value a branch reads,
   cond/Merge(false value, true value).
 * tf1_cond_in_while: a tf1 conditional inside a tf1 loop body (both lifted, innermost first).
+* tf2_lowered_map_fn: tf.map_fn(lambda r: r * 2 + 1, x) as grappler's LowerFunctionalOps lowers
+  TF2's While before tfjs-converter writes it (the form of @vladmandic/human's handtrack.json):
+  every value a non-constant Enter (loop counter, maximum_iterations, the map index, the output
+  TensorListReserve, the input TensorListFromTensor), merge/_N, switch/_N, exit/_N and
+  next_iteration/_N names, a loop_body_control Identity holding the body's constants by control
+  inputs, Func/.../input/_N Identities, TensorListGetItem / TensorListSetItem in the body and
+  TensorListStack after the loop.
 """
 import base64
 import json
@@ -280,6 +287,66 @@ def tf1_cond_in_while(out):
     write(out, g, [], ["x", "k"], [("output_0", "out:0")])
 
 
+def tf2_lowered_map_fn(out):
+    weights = []
+    g = Graph(weights)
+    placeholder(g, "x", [4, 3])
+    p = "map/while/"
+    frame = {"frame_name": {"s": b64("map/while")}, "is_constant": {"b": False}, "parallel_iterations": {"i": "10"}}
+    g.const("map/TensorArrayV2/element_shape", [3], I)
+    g.const("map/TensorArrayV2/num_elements", 4, I)
+    g.node("map/TensorArrayV2", "TensorListReserve", ["map/TensorArrayV2/element_shape", "map/TensorArrayV2/num_elements"],
+           element_dtype={"type": F}, shape_type={"type": I})
+    g.const("map/TensorArrayUnstack/TensorListFromTensor/element_shape", [3], I)
+    g.node("map/TensorArrayUnstack/TensorListFromTensor", "TensorListFromTensor",
+           ["x", "map/TensorArrayUnstack/TensorListFromTensor/element_shape"], element_dtype={"type": F}, shape_type={"type": I})
+    g.const(p + "loop_counter", 0, I)
+    g.const(p + "maximum_iterations", 4, I)
+    g.const("map/Const", 0, I)
+    sources = [p + "loop_counter", p + "maximum_iterations", "map/Const", "map/TensorArrayV2",
+               "map/TensorArrayUnstack/TensorListFromTensor"]
+    types = [I, I, I, "DT_VARIANT", "DT_VARIANT"]
+    for k, (src, t) in enumerate(zip(sources, types)):
+        g.node(f"{p}enter/_{10 + k}", "Enter", [src], T={"type": t}, **frame)
+        g.node(f"{p}merge/_{20 + k}", "Merge", [f"{p}enter/_{10 + k}", f"{p}next_iteration/_{40 + k}"], N={"i": "2"}, T={"type": t})
+    counter, maximum, index, lst, src_list = (f"{p}merge/_{20 + k}" for k in range(5))
+    g.node(p + "cond/_1/map/while/Less_1", "Less", [counter, maximum], **TI)
+    g.const(p + "cond/_1/map/while/Less/y", 4, I, ["^" + counter])
+    g.node(p + "cond/_1/map/while/Less", "Less", [index, p + "cond/_1/map/while/Less/y", "^" + counter], **TI)
+    g.node(p + "cond/_1/map/while/LogicalAnd", "LogicalAnd", [p + "cond/_1/map/while/Less_1", p + "cond/_1/map/while/Less"])
+    g.node(p + "LoopCond/_2", "LoopCond", [p + "cond/_1/map/while/LogicalAnd"])
+    for k, t in enumerate(types):
+        g.node(f"{p}switch/_{30 + k}", "Switch", [f"{p}merge/_{20 + k}", p + "LoopCond/_2"], T={"type": t})
+        g.node(f"{p}exit/_{50 + k}", "Exit", [f"{p}switch/_{30 + k}"], T={"type": t})
+    g.node(p + "loop_body_control/_3", "Identity", [p + "switch/_30:1"], **TI)
+    control = "^" + p + "loop_body_control/_3"
+    g.node("Func/map/while/body/_4/input/_5", "Identity", [p + "switch/_32:1", control], **TI)
+    i = "Func/map/while/body/_4/input/_5"
+    b = p + "body/_4/map/while/"
+    g.const(b + "TensorArrayV2Read/TensorListGetItem/element_shape", [3], I, [control])
+    g.node(b + "TensorArrayV2Read/TensorListGetItem", "TensorListGetItem",
+           [p + "switch/_34:1", i, b + "TensorArrayV2Read/TensorListGetItem/element_shape"], element_dtype={"type": F})
+    g.const(b + "mul/y", 2.0, F, [control])
+    g.node(b + "mul", "Mul", [b + "TensorArrayV2Read/TensorListGetItem", b + "mul/y"], **T)
+    g.const(b + "add_2/y", 1.0, F, [control])
+    g.node(b + "add_2", "AddV2", [b + "mul", b + "add_2/y"], **T)
+    g.node(b + "TensorArrayV2Write/TensorListSetItem", "TensorListSetItem", [p + "switch/_33:1", i, b + "add_2"],
+           element_dtype={"type": F})
+    g.const(b + "add/y", 1, I, [control])
+    g.node(b + "add", "AddV2", [i, b + "add/y"], **TI)
+    g.const(b + "add_1/y", 1, I, [control])
+    g.node(b + "add_1", "AddV2", [p + "switch/_30:1", b + "add_1/y"], **TI)
+    nexts = [b + "add_1", p + "switch/_31:1", b + "add", b + "TensorArrayV2Write/TensorListSetItem", p + "switch/_34:1"]
+    for k, (v, t) in enumerate(zip(nexts, types)):
+        g.node(f"{p}next_iteration/_{40 + k}", "NextIteration", [v, control], T={"type": t})
+    g.const("map/TensorArrayV2Stack/TensorListStack/element_shape", [3], I)
+    g.node("map/TensorArrayV2Stack/TensorListStack", "TensorListStack",
+           [p + "exit/_53", "map/TensorArrayV2Stack/TensorListStack/element_shape"], element_dtype={"type": F},
+           num_elements={"i": "4"})
+    g.node("Identity", "Identity", ["map/TensorArrayV2Stack/TensorListStack"], **T)
+    write(out, g, [], ["x"], [("output_0", "Identity:0")])
+
+
 if __name__ == "__main__":
     root = sys.argv[1] if len(sys.argv) > 1 else "tests/e2e/data/tf_control_flow"
     tf2_while(os.path.join(root, "tf2_while"))
@@ -289,3 +356,4 @@ if __name__ == "__main__":
     tf1_cond_graph(os.path.join(root, "tf1_cond"), 1.0)
     tf1_cond_graph(os.path.join(root, "tf1_cond_else"), -1.0)
     tf1_cond_in_while(os.path.join(root, "tf1_cond_in_while"))
+    tf2_lowered_map_fn(os.path.join(root, "tf2_lowered_map_fn"))

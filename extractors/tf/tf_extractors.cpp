@@ -11,6 +11,7 @@ void register_tf_extractors(ExtractorRegistry& r) {
     register_tf_slice_gather(r);
     register_tf_detection(r);
     register_tf_control_flow(r);
+    register_tf_tensor_list(r);
 }
 
 bool tf_nhwc(ExtractContext& c) {

@@ -52,11 +52,37 @@ void select(ExtractContext& c, bool v1) {
     c.set_output(0, c.op("Select", "", {c.input(0), c.input(1), c.input(2)}, {{"auto_broadcast", std::string("numpy")}}));
 }
 
+// Slice(x, begin, size): size -1 takes the rest of the axis. begin and size may be computed at
+// run time (sizes read from shapes in detection post-processing): then stop is
+// Select(size < 0, INT64_MAX, begin + size), over as many axes as begin's static length.
+void slice(ExtractContext& c) {
+    if (c.input_value(1) && c.input_value(2)) {
+        tf_family::slice_begin_size(c);
+        return;
+    }
+    const PartialShape& b = c.input(1).shape();
+    if (!b.rank_is_static() || b.rank() != 1 || !b[0].is_static())
+        c.unsupported("Slice whose begin has no static length");
+    const int64_t n = b[0].get_length();
+    auto i64 = [&](size_t i, const std::string& name) {
+        return c.op("Convert", name, {c.input(i)}, {{"destination_type", ElementType::i64}});
+    };
+    OutPort begin = i64(1, "begin"), size = i64(2, "size");
+    OutPort stop = c.op("Select", "stop",
+                        {c.op("Less", "to_end", {size, c.i64("zero", 0)}), c.i64("end", INT64_MAX),
+                         c.op("Add", "begin_plus_size", {begin, size})},
+                        {{"auto_broadcast", std::string("numpy")}});
+    std::vector<int64_t> axes(static_cast<size_t>(n));
+    for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+    c.set_output(0, c.op("Slice", "", {c.input(0), begin, stop, c.i64s("step", std::vector<int64_t>(axes.size(), 1)),
+                                       c.i64s("axes", axes)}));
+}
+
 }  // namespace
 
 void register_tf_slice_gather(ExtractorRegistry& r) {
     r.add({"tf", "", "StridedSlice", 1, INT64_MAX, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
-    r.add({"tf", "", "Slice", 1, INT64_MAX, tf_family::slice_begin_size});
+    r.add({"tf", "", "Slice", 1, INT64_MAX, slice});
     r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
                const int64_t n = parts(c, "num_split", c.i("num_split"));
                outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", n}}), n);

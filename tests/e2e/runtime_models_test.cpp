@@ -155,7 +155,8 @@ INSTANTIATE_TEST_SUITE_P(Forms, TfControlFlow,
                                            ControlFlowModel{"tf1_while", "Loop", ""},
                                            ControlFlowModel{"tf1_cond", "If", ""},
                                            ControlFlowModel{"tf1_cond_else", "If", ""},
-                                           ControlFlowModel{"tf1_cond_in_while", "Loop", "If"}),
+                                           ControlFlowModel{"tf1_cond_in_while", "Loop", "If"},
+                                           ControlFlowModel{"tf2_lowered_map_fn", "Loop", "ScatterUpdate"}),
                          [](const auto& info) { return info.param.dir; });
 
 class NpmModel : public ::testing::TestWithParam<RuntimeModel> {};

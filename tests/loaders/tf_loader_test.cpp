@@ -700,3 +700,26 @@ TEST(TfLoader, MalformedControlFlowIsAClearError) {
 
 }  // namespace
 }  // namespace mo
+
+namespace mo {
+namespace {
+
+// Slice's begin computed at run time (from a shape), size -1 to the end of the axis:
+// x [3, 4] = 0..11, begin = shape - [2, 3] = [1, 1], size [-1, 2] -> x[1:, 1:3], by hand.
+TEST(TfLoader, SliceTakesABeginComputedAtRunTime) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {-1, 4});
+    node(g, "shape", "Shape", {"x"});
+    constant(g, "back", mo_tf::DT_INT32, {2}, {}, {2, 3});
+    node(g, "begin", "Sub", {"shape", "back"});
+    constant(g, "size", mo_tf::DT_INT32, {2}, {}, {-1, 2});
+    node(g, "slice", "Slice", {"x", "begin", "size"});
+    std::vector<float> x(12);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    auto out = convert_and_evaluate(g, "slice_dynamic.pb", {Tensor::from_vector<float>(x, {3, 4})});
+    EXPECT_EQ(out.at(0).shape(), (Shape{2, 2}));
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{5, 6, 9, 10}));
+}
+
+}  // namespace
+}  // namespace mo

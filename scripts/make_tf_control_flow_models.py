@@ -287,13 +287,13 @@ def tf1_cond_in_while(out):
     write(out, g, [], ["x", "k"], [("output_0", "out:0")])
 
 
-def tf2_lowered_map_fn(out):
+def tf2_lowered_map_fn(out, element_shape):
     weights = []
     g = Graph(weights)
     placeholder(g, "x", [4, 3])
     p = "map/while/"
     frame = {"frame_name": {"s": b64("map/while")}, "is_constant": {"b": False}, "parallel_iterations": {"i": "10"}}
-    g.const("map/TensorArrayV2/element_shape", [3], I)
+    g.const("map/TensorArrayV2/element_shape", element_shape, I)
     g.const("map/TensorArrayV2/num_elements", 4, I)
     g.node("map/TensorArrayV2", "TensorListReserve", ["map/TensorArrayV2/element_shape", "map/TensorArrayV2/num_elements"],
            element_dtype={"type": F}, shape_type={"type": I})
@@ -339,7 +339,7 @@ def tf2_lowered_map_fn(out):
     nexts = [b + "add_1", p + "switch/_31:1", b + "add", b + "TensorArrayV2Write/TensorListSetItem", p + "switch/_34:1"]
     for k, (v, t) in enumerate(zip(nexts, types)):
         g.node(f"{p}next_iteration/_{40 + k}", "NextIteration", [v, control], T={"type": t})
-    g.const("map/TensorArrayV2Stack/TensorListStack/element_shape", [3], I)
+    g.const("map/TensorArrayV2Stack/TensorListStack/element_shape", element_shape, I)
     g.node("map/TensorArrayV2Stack/TensorListStack", "TensorListStack",
            [p + "exit/_53", "map/TensorArrayV2Stack/TensorListStack/element_shape"], element_dtype={"type": F},
            num_elements={"i": "4"})
@@ -356,4 +356,5 @@ if __name__ == "__main__":
     tf1_cond_graph(os.path.join(root, "tf1_cond"), 1.0)
     tf1_cond_graph(os.path.join(root, "tf1_cond_else"), -1.0)
     tf1_cond_in_while(os.path.join(root, "tf1_cond_in_while"))
-    tf2_lowered_map_fn(os.path.join(root, "tf2_lowered_map_fn"))
+    tf2_lowered_map_fn(os.path.join(root, "tf2_lowered_map_fn"), [3])
+    tf2_lowered_map_fn(os.path.join(root, "tf2_lowered_map_fn_unknown_shape"), -1)

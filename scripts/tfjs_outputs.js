@@ -73,8 +73,11 @@ async function run(dir, random) {
   let outputs = await model.executeAsync(feeds);
   if (!Array.isArray(outputs)) outputs = [outputs];
   outputs.forEach((t, j) => {
+    // dataSync() may hand back the backend's array of another type than the tensor's dtype (a
+    // Cast's int32 values in a float32 tensor): the values are copied into the declared type.
+    const types = { float32: Float32Array, int32: Int32Array, bool: Uint8Array };
     const type = t.dtype === 'bool' ? 'uint8' : t.dtype;
-    const data = t.dtype === 'bool' ? Uint8Array.from(t.dataSync()) : t.dataSync();
+    const data = types[t.dtype].from(t.dataSync());
     writeNpy(path.join(dir, `output_${j}.npy`), { type, dims: t.shape, data });
     console.log(`${dir}: output ${j} '${model.outputNodes[j]}' ${t.dtype} [${t.shape}]`);
   });

@@ -1,5 +1,5 @@
 // StridedSlice, Slice, Split, SplitV, Unpack, GatherV2, GatherNd, Tile, Fill, ArgMax / ArgMin, TopKV2,
-// DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2.
+// DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2, Where, Range.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
 #include "loaders/tf/tf_loader.hpp"
@@ -78,11 +78,24 @@ void slice(ExtractContext& c) {
                                        c.i64s("axes", axes)}));
 }
 
+// Where(condition): the coordinates of the non-zero elements, [count, rank] int64 in row-major
+// order; NonZero gives them as [rank, count].
+void where(ExtractContext& c) {
+    if (c.input_count() != 1) c.unsupported("Where with x and y (use SelectV2)");
+    OutPort nz = c.op("NonZero", "coordinates", {c.input(0)}, {{"output_type", ElementType::i64}});
+    c.set_output(0, c.op("Transpose", "", {nz, c.i64s("order", {1, 0})}));
+}
+
 }  // namespace
 
 void register_tf_slice_gather(ExtractorRegistry& r) {
     r.add({"tf", "", "StridedSlice", 1, INT64_MAX, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
     r.add({"tf", "", "Slice", 1, INT64_MAX, slice});
+    r.add({"tf", "", "Where", 1, INT64_MAX, where});
+    r.add({"tf", "", "Range", 1, INT64_MAX, [](ExtractContext& c) {
+               const ElementType t = tf_element_type(c.i("Tidx", mo_tf::DT_INT32), c.where());
+               c.set_output(0, c.op("Range", "", {c.input(0), c.input(1), c.input(2)}, {{"output_type", t}}));
+           }});
     r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
                const int64_t n = parts(c, "num_split", c.i("num_split"));
                outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", n}}), n);

@@ -286,6 +286,88 @@ void TfFunctions::build_while(Graph& graph, Node node, const mo_tf::NodeDef& def
     }
     body.outputs.push_back(BodyOutput{BodyOutput::Kind::Condition, 0, n});
     set_outputs(node, n, where);
+    lower_mapped_lists(graph, node);
+}
+
+namespace {
+
+bool is_tf(const Node& n, const char* type) { return n.is("FrameworkNode") && n.framework().type == type; }
+
+// `port` through TensorFlow Identities (the lowered form reads loop variables through them).
+OutPort through_identities(OutPort port) {
+    for (size_t hops = 0; hops < 64 && is_tf(port.node(), "Identity") && port.node().input_count() == 1; ++hops)
+        port = port.node().in(0).src();
+    return port;
+}
+
+// Whether `port` is a constant scalar of value `v`.
+bool is_scalar(const OutPort& port, int64_t v) {
+    const Tensor* t = port.value();
+    return t && t->size() == 1 && is_integral(t->type()) && t->to_i64()[0] == v;
+}
+
+// Whether loop variable j of `loop` counts the iterations: 0 first, then itself + 1.
+bool counts_iterations(const Node& loop, const Body& body, size_t j) {
+    if (!is_scalar(loop.in(2 + j).src(), 0)) return false;
+    const Graph& g = *body.graph;
+    const Node step = through_identities(g.results()[j].in(0).src()).node();
+    if (!is_tf(step, "AddV2") && !is_tf(step, "Add")) return false;
+    for (size_t a = 0; a < 2; ++a)
+        if (through_identities(step.in(a).src()) == g.parameters()[j].out(0) && is_scalar(step.in(1 - a).src(), 1)) return true;
+    return false;
+}
+
+// Whether every reader of `list`, through Identities (a lifted Exit is one), is a TensorListStack.
+bool only_stacked(const OutPort& list, size_t depth = 0) {
+    for (const InPort& t : list.targets()) {
+        if (is_tf(t.node(), "Identity") && depth < 64) {
+            if (!only_stacked(t.node().out(0), depth + 1)) return false;
+        } else if (!is_tf(t.node(), "TensorListStack") || t.index() != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+// tf.map_fn's output list: reserved with an element shape known only when the loop runs, set
+// once per iteration at the iteration's index, stacked after the loop. TensorFlow requires every
+// element of such a list to be set before the stack, so the loop runs exactly num_elements
+// iterations and the list is the Loop's concatenated output: the body's item, Unsqueezed. The
+// list stops being a loop variable.
+void TfFunctions::lower_mapped_lists(Graph& graph, Node loop) {
+    Body& body = loop.bodies().back();
+    Graph& g = *body.graph;
+    const size_t n = g.parameters().size();
+    for (size_t k = n; k-- > 0;) {
+        const Node reserve = loop.in(2 + k).src().node();
+        if (!is_tf(reserve, "TensorListReserve") || !reserve.in(0).value()) continue;
+        const Tensor& shape = *reserve.in(0).value();
+        const auto dims = shape.to_i64();
+        if (!shape.shape().empty() && std::none_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) continue;
+        const Node param = g.parameters()[k];
+        auto uses = param.out(0).targets();
+        if (uses.size() != 1 || uses[0].index() != 0 || !is_tf(uses[0].node(), "TensorListSetItem")) continue;
+        const Node set = uses[0].node();
+        auto set_uses = set.out(0).targets();
+        if (set_uses.size() != 1 || set_uses[0].node() != g.results()[k] || set.input_count() != 3) continue;
+        const OutPort index = through_identities(set.in(1).src());
+        if (!index.node().is("Parameter")) continue;
+        size_t j = 0;
+        while (j < n && g.parameters()[j] != index.node()) ++j;
+        if (j == n || !counts_iterations(loop, body, j)) continue;
+        if (!only_stacked(loop.out(k))) continue;
+        const std::string name = g.results()[k].name() + "/stack";
+        Node axis = g.add_constant(name + "/axis", Tensor::from_vector<int64_t>({0}, {1}));
+        g.results()[k].in(0).connect(g.add_op("Unsqueeze", name, {set.in(2).src(), axis.out(0)}).out(0));
+        g.remove_node(set);
+        for (BodyOutput& out : body.outputs)
+            if (out.kind == BodyOutput::Kind::Last && out.result == k) out.kind = BodyOutput::Kind::Concat;
+        remove_body_parameter(body, k);
+        remove_subgraph_op_input(loop, 2 + k);
+        if (!reserve.out(0).has_targets()) graph.remove_node(reserve);
+    }
 }
 
 std::vector<OutPort> TfFunctions::inline_call(Graph& graph, Node node, const mo_tf::NodeDef& def, size_t depth) {

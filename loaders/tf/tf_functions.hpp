@@ -7,6 +7,8 @@
 //   While / StatelessWhile (x...)   inputs become (trip count -1, cond(x) computed outside, x...);
 //                                    body: Parameters x, Results body(x) and then cond(body(x)),
 //                                    the condition (Merged inputs, Last outputs)
+//                                    a TensorList of unknown element shape that tf.map_fn fills,
+//                                    one element per iteration, is the Loop's concatenated output
 //   PartitionedCall / StatefulPartitionedCall (x...)   inlined: the function's nodes replace the call
 #pragma once
 
@@ -44,6 +46,7 @@ private:
     std::string func_attr(const mo_tf::NodeDef& def, const char* attr, const std::string& where) const;
     void build_if(Graph& graph, Node node, const mo_tf::NodeDef& def, size_t depth);
     void build_while(Graph& graph, Node node, const mo_tf::NodeDef& def, size_t depth);
+    void lower_mapped_lists(Graph& graph, Node loop);
     std::vector<OutPort> inline_call(Graph& graph, Node node, const mo_tf::NodeDef& def, size_t depth);
 
     static constexpr size_t kMaxInstantiatedNodes = size_t{1} << 20;

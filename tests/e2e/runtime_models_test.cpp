@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,7 @@ struct RuntimeModel {
     std::string dir;   // the model's directory (model.json, model.tflite or model.pb, input_<i>.npy, output_<j>.npy)
     int transposes;    // in the IR, with the layout change
     double tolerance;  // on max |got - want| / max |want| of each output
+    std::optional<PartialShape> input_shape = {};  // --input_shape of the first input
 };
 
 void PrintTo(const RuntimeModel& m, std::ostream* os) { *os << m.dir; }
@@ -47,11 +49,13 @@ std::string model_file(const fs::path& dir) {
 // Converts `model` (default: the model file of `dir`), counts Transposes and compares every
 // output with dir's; returns the IR for further checks.
 std::unique_ptr<Graph> check_against_runtime(const fs::path& dir, int transposes, double tolerance,
-                                             const std::string& model = {}, const std::vector<std::string>& outputs = {}) {
+                                             const std::string& model = {}, const std::vector<std::string>& outputs = {},
+                                             const std::optional<PartialShape>& input_shape = {}) {
     test::ScratchDir out("runtime_model");
     ConversionOptions o;
     o.input_model = model.empty() ? model_file(dir) : model;
     o.outputs = outputs;
+    if (input_shape) o.inputs.push_back(InputSpec{"", input_shape, std::nullopt});
     o.output_dir = out.path().string();
     o.compress_to_fp16 = false;
     ConversionResult r = convert(o);
@@ -60,8 +64,14 @@ std::unique_ptr<Graph> check_against_runtime(const fs::path& dir, int transposes
     for (const Node& n : ir->nodes()) count += n.is("Transpose");
     EXPECT_EQ(count, transposes) << "Transposes left by the layout change";
     std::vector<Tensor> inputs;
-    for (size_t i = 0; fs::exists(dir / ("input_" + std::to_string(i) + ".npy")); ++i)
+    for (size_t i = 0; fs::exists(dir / ("input_" + std::to_string(i) + ".npy")); ++i) {
         inputs.push_back(read_npy((dir / ("input_" + std::to_string(i) + ".npy")).string()));
+        // TF.js has no uint8: an image input the model reads as uint8 is saved as int32 0..255.
+        if (i < ir->parameters().size()) {
+            const ElementType want = ir->parameters()[i].out(0).type();
+            if (inputs[i].type() == ElementType::i32 && want == ElementType::u8) inputs[i] = inputs[i].convert(want);
+        }
+    }
     auto got_outputs = evaluate(*ir, inputs);
     size_t expected = 0;
     while (fs::exists(dir / ("output_" + std::to_string(expected) + ".npy"))) ++expected;
@@ -156,7 +166,8 @@ INSTANTIATE_TEST_SUITE_P(Forms, TfControlFlow,
                                            ControlFlowModel{"tf1_cond", "If", ""},
                                            ControlFlowModel{"tf1_cond_else", "If", ""},
                                            ControlFlowModel{"tf1_cond_in_while", "Loop", "If"},
-                                           ControlFlowModel{"tf2_lowered_map_fn", "Loop", "ScatterUpdate"}),
+                                           ControlFlowModel{"tf2_lowered_map_fn", "Loop", "ScatterUpdate"},
+                                           ControlFlowModel{"tf2_lowered_map_fn_unknown_shape", "Loop", "Unsqueeze"}),
                          [](const auto& info) { return info.param.dir; });
 
 class NpmModel : public ::testing::TestWithParam<RuntimeModel> {};
@@ -166,7 +177,7 @@ TEST_P(NpmModel, MatchesItsRuntime) {
     if (!root) GTEST_SKIP() << "MO_NPM_MODELS is not set (scripts/npm_models.sh prepares the models)";
     const fs::path dir = fs::path(root) / GetParam().dir;
     if (model_file(dir).empty()) GTEST_SKIP() << dir << " has no model";
-    check_against_runtime(dir, GetParam().transposes, GetParam().tolerance);
+    check_against_runtime(dir, GetParam().transposes, GetParam().tolerance, {}, {}, GetParam().input_shape);
 }
 
 // The counts and errors are listed in docs/tf.md and docs/tflite.md.
@@ -177,6 +188,9 @@ INSTANTIATE_TEST_SUITE_P(
                       RuntimeModel{"tfjs/facemesh", 4, 1e-5}, RuntimeModel{"tfjs/faceres", 1, 2e-5},
                       RuntimeModel{"tfjs/handlandmark-lite", 1, 1e-5}, RuntimeModel{"tfjs/iris", 2, 1e-5},
                       RuntimeModel{"tfjs/liveness", 2, 1e-5}, RuntimeModel{"tfjs/movenet-lightning", 5, 1e-5},
+                      // a detector whose preprocessing is a tf.map_fn loop (lowered TF2 While with
+                      // TensorLists); TF.js's inputs are 320 x 320 images
+                      RuntimeModel{"tfjs/handtrack", 20, 1e-5, PartialShape{1, 320, 320, 3}},
                       RuntimeModel{"tflite/palm_detection_full", 5, 1e-5},
                       RuntimeModel{"tflite/palm_detection_lite", 5, 1e-5},
                       RuntimeModel{"tflite/face_landmark", 1, 1e-5},

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -719,6 +720,52 @@ TEST(TfLoader, SliceTakesABeginComputedAtRunTime) {
     auto out = convert_and_evaluate(g, "slice_dynamic.pb", {Tensor::from_vector<float>(x, {3, 4})});
     EXPECT_EQ(out.at(0).shape(), (Shape{2, 2}));
     EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{5, 6, 9, 10}));
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// What detection post-processing (TF Object Detection API exports, TF.js's handtrack) uses, worked
+// by hand: Where's coordinates [count, rank] in row-major order, Range, Reciprocal, and a Pad whose
+// paddings are computed at run time.
+TEST(TfLoader, WhereRangeReciprocalAndARunTimePad) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {-1, 3});
+    node(g, "where", "Where", {"x"});
+    constant(g, "start", mo_tf::DT_INT32, {}, {}, {2});
+    constant(g, "limit", mo_tf::DT_INT32, {}, {}, {9});
+    constant(g, "delta", mo_tf::DT_INT32, {}, {}, {3});
+    auto& range = node(g, "range", "Range", {"start", "limit", "delta"});
+    (*range.mutable_attr())["Tidx"].set_type(mo_tf::DT_INT32);
+    node(g, "reciprocal", "Reciprocal", {"x"});
+    // paddings [[0, rows], [1, 0]]: rows = the number of rows of x, known only at run time.
+    node(g, "shape", "Shape", {"x"});
+    constant(g, "zero", mo_tf::DT_INT32, {1}, {}, {0});
+    constant(g, "one", mo_tf::DT_INT32, {1}, {}, {1});
+    auto& rows = node(g, "rows", "StridedSlice", {"shape", "zero", "one", "one"});
+    (*rows.mutable_attr())["shrink_axis_mask"].set_i(1);
+    constant(g, "z", mo_tf::DT_INT32, {}, {}, {0});
+    constant(g, "o", mo_tf::DT_INT32, {}, {}, {1});
+    auto& first = node(g, "first", "Pack", {"z", "rows"});
+    (*first.mutable_attr())["N"].set_i(2);
+    auto& second = node(g, "second", "Pack", {"o", "z"});
+    (*second.mutable_attr())["N"].set_i(2);
+    auto& paddings = node(g, "paddings", "Pack", {"first", "second"});
+    (*paddings.mutable_attr())["N"].set_i(2);
+    node(g, "pad", "Pad", {"x", "paddings"});
+    auto out = convert_and_evaluate(g, "where_range.pb", {Tensor::from_vector<float>({0, 2, 0, -4, 0, 0.5f}, {2, 3})});
+    EXPECT_EQ(out.at(0).shape(), (Shape{3, 2}));
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{0, 1, 1, 0, 1, 2}));
+    EXPECT_EQ(out.at(1).to_f64(), (std::vector<double>{2, 5, 8}));
+    const auto r = out.at(2).to_f64();
+    EXPECT_EQ(r[1], 0.5);
+    EXPECT_EQ(r[5], 2);
+    EXPECT_TRUE(std::isinf(r[0]));
+    EXPECT_EQ(out.at(3).shape(), (Shape{4, 4}));
+    EXPECT_EQ(out.at(3).to_f64(), (std::vector<double>{0, 0, 2, 0, 0, -4, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0}));
 }
 
 }  // namespace

@@ -618,6 +618,22 @@ TEST(TfLoader, FusedConv2DTakesAFusedBatchNorm) {
     EXPECT_NEAR(got[0], 1.5, 1e-6);
     EXPECT_NEAR(got[1], -4 * 0.5 / std::sqrt(1.25) - 1, 1e-6);
 
+    // Grappler's [BiasAdd, Add, Relu]: the bias, then a tensor of the output's (NHWC) shape, by hand.
+    mo_tf::GraphDef residual;
+    placeholder(residual, "x", {1, 1, 2, 2});
+    constant(residual, "w", mo_tf::DT_FLOAT, {1, 1, 2, 2}, {1.f, 0.f, 0.f, 1.f});
+    constant(residual, "bias", mo_tf::DT_FLOAT, {2}, {0.5f, 0.5f});
+    placeholder(residual, "side", {1, 1, 2, 2});
+    auto& fused = node(residual, "conv", "_FusedConv2D", {"x", "w", "bias", "side"});
+    set_s(fused, "padding", "VALID");
+    set_ints(fused, "strides", {1, 1, 1, 1});
+    for (const char* op : {"BiasAdd", "Add", "Relu"}) (*fused.mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+    (*fused.mutable_attr())["num_args"].set_i(2);
+    auto sum = convert_and_evaluate(residual, "fused_add.pb",
+                                    {Tensor::from_vector<float>({1.f, -3.f, 2.f, 0.5f}, {1, 1, 2, 2}),
+                                     Tensor::from_vector<float>({1.f, 1.f, -4.f, 0.f}, {1, 1, 2, 2})});
+    EXPECT_EQ(sum.at(0).to_f64(), (std::vector<double>{2.5, 0, 0, 1}));  // relu(x + 0.5 + side)
+
     // num_args must count the arguments the fused ops take.
     (*conv.mutable_attr())["num_args"].set_i(3);
     test::expect_error([&] { convert_and_evaluate(g, "fused_bn_bad.pb", {}); },

@@ -190,7 +190,7 @@ INSTANTIATE_TEST_SUITE_P(
                       RuntimeModel{"tfjs/liveness", 2, 1e-5}, RuntimeModel{"tfjs/movenet-lightning", 5, 1e-5},
                       // a detector whose preprocessing is a tf.map_fn loop (lowered TF2 While with
                       // TensorLists); TF.js's inputs are 320 x 320 images
-                      RuntimeModel{"tfjs/handtrack", 20, 1e-5, PartialShape{1, 320, 320, 3}},
+                      RuntimeModel{"tfjs/handtrack", 14, 1e-5, PartialShape{1, 320, 320, 3}},
                       RuntimeModel{"tflite/palm_detection_full", 5, 1e-5},
                       RuntimeModel{"tflite/palm_detection_lite", 5, 1e-5},
                       RuntimeModel{"tflite/face_landmark", 1, 1e-5},

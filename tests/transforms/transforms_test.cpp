@@ -24,10 +24,10 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 36u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 37u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "InputPreprocessing", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
-        "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
+        "StackedCopiesToInterpolate", "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
         "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
         "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "QuantizeDequantizeToFakeQuantize",
         "RotateHalfForRoPEFusion", "SoftPlusFusion", "MishFusion",

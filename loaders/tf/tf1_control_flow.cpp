@@ -170,6 +170,28 @@ private:
         }
     }
 
+    // A node of `region` (but `exits`, the ways out) read from outside it: a value leaving the
+    // loop or conditional another way than TensorFlow allows; removing the region would cut it.
+    void check_closed(const std::set<int>& region, const std::set<std::string>& exits, const std::string& at) const {
+        for (int i : region) {
+            const NodeDef& n = g_.node(i);
+            if (exits.count(n.name())) continue;
+            auto it = consumers_.find(n.name());
+            if (it == consumers_.end()) {
+                // Nothing reads it: a value of the loop or branch taken as an output of the graph
+                // (unless its readers were lifted already: cond/pred_id after its Switches).
+                if (n.op() == "Const" || n.op() == "NoOp" || was_read_.count(n.name())) continue;
+                throw Error("'" + n.name() + "' inside the " + at + " is an output of the graph without passing an Exit or Merge",
+                            path_, "mo converts the forms tf.while_loop and tf.cond write; cut the model with --output");
+            }
+            for (int c : it->second)
+                if (!region.count(c))
+                    throw Error("node '" + g_.node(c).name() + "' reads '" + n.name() + "' inside the " + at +
+                                    " without passing an Exit or Merge",
+                                path_, "mo converts the forms tf.while_loop and tf.cond write; this graph has another");
+        }
+    }
+
     // Removes the nodes of `gone` and turns each node of `identities` (name -> tensor) into an
     // Identity of that tensor.
     void rewrite(const std::set<int>& gone, const std::map<std::string, std::string>& identities, NodeDef added) {
@@ -292,6 +314,10 @@ private:
         std::map<std::string, std::string> identities;
         for (size_t i = 0; i < exits.size(); ++i)
             if (!exits[i].empty()) identities[exits[i]] = w.name() + ":" + std::to_string(i);
+        std::set<std::string> ways_out;
+        for (int i : region)
+            if (g_.node(i).op() == "Exit" || g_.node(i).op() == "RefExit") ways_out.insert(g_.node(i).name());
+        check_closed(region, ways_out, at);
         rewrite(region, identities, std::move(w));
     }
 
@@ -406,6 +432,7 @@ private:
         (*n.mutable_attr())["else_branch"].mutable_func()->set_name(else_name);
         std::map<std::string, std::string> identities;
         for (size_t m = 0; m < merges.size(); ++m) identities[merges[m]] = n.name() + ":" + std::to_string(m);
+        check_closed(region, std::set<std::string>(merges.begin(), merges.end()), at);
         rewrite(region, identities, std::move(n));
     }
 

@@ -697,6 +697,15 @@ TEST(TfLoader, MalformedControlFlowIsAClearError) {
     test::expect_error([&] { convert_and_evaluate(open_loop, "open_loop.pb", {}); },
                        {"node 'merge' (Merge)", "is not fed by a NextIteration or feeds no single Switch"});
 
+    // A branch whose value flows on without a Merge (TensorFlow's dead tensors): refused, not cut.
+    mo_tf::GraphDef dead = small_graph();
+    node(dead, "pred", "Greater", {"b", "b"});
+    node(dead, "switch", "Switch", {"relu", "pred"});
+    node(dead, "taken", "Neg", {"switch:1"});
+    node(dead, "after", "AddV2", {"taken", "max"});
+    test::expect_error([&] { convert_and_evaluate(dead, "dead_branch.pb", {}); },
+                       {"'after' inside the conditional on 'pred' is an output of the graph without passing an Exit or Merge"});
+
     // A function calling itself.
     mo_tf::GraphDef recursive = small_graph();
     auto* f = recursive.mutable_library()->add_function();

@@ -115,6 +115,11 @@ std::vector<OutPort> TfFunctions::instantiate(const std::string& name, Graph& gr
     for (const auto& n : f.node_def())
         for (const auto& in : n.input()) count_read(in, "node '" + n.name() + "' of " + in_function);
     for (const auto& [arg, tensor] : f.ret()) count_read(tensor, in_function);
+    for (const auto& [node, count] : counts) extra_outputs_ += count - 1;
+    if (extra_outputs_ > static_cast<size_t>(kMaxTfExtraOutputs))
+        throw Error("the functions' nodes read more than " + std::to_string(kMaxTfExtraOutputs) +
+                        " outputs beyond each node's first",
+                    in_function, "the model is corrupt; re-export it");
     // Functions instantiated in several places (a While's cond twice, calls nested in calls)
     // multiply their nodes: a hostile library could ask for 2^64 of them.
     instantiated_ += static_cast<size_t>(f.node_def_size());

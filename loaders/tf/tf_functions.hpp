@@ -50,7 +50,8 @@ private:
     std::vector<OutPort> inline_call(Graph& graph, Node node, const mo_tf::NodeDef& def, size_t depth);
 
     static constexpr size_t kMaxInstantiatedNodes = size_t{1} << 20;
-    size_t instantiated_ = 0;  // nodes added by instantiate, in all
+    size_t instantiated_ = 0;    // nodes added by instantiate, in all
+    size_t extra_outputs_ = 0;   // their outputs beyond each node's first (kMaxTfExtraOutputs in all)
     std::map<std::string, const mo_tf::FunctionDef*> functions_;
     std::string path_;
     const std::map<std::string, Tensor>& weights_;

@@ -3,11 +3,12 @@
 # tests/e2e/runtime_models_test.cpp (MO_NPM_MODELS=OUT ctest -R NpmModel). Nothing here is
 # committed: the models stay in OUT, outside the repository.
 #
-#   cd /work/npm && npm install @tensorflow/tfjs @tensorflow/tfjs-tflite @vladmandic/human @mediapipe/hands @mediapipe/face_mesh
+#   cd /work/npm && npm install @tensorflow/tfjs @tensorflow/tfjs-tflite @vladmandic/human @mediapipe/hands \
+#       @mediapipe/face_mesh @mediapipe/pose
 #   NODE_PATH=/work/npm/node_modules scripts/npm_models.sh /work/npm-models
 #
 # OUT/tfjs/<name>: @vladmandic/human's TF.js graph models; outputs by TensorFlow.js (scripts/tfjs_outputs.js).
-# OUT/tflite/<name>: MediaPipe's .tflite files (@mediapipe/hands ships two, the others are in the
+# OUT/tflite/<name>: MediaPipe's .tflite files (@mediapipe/hands and @mediapipe/pose ship some, the others are in the
 #   packages' emscripten data files, cut out at the offsets their loader scripts list); outputs by
 #   the TFLite interpreter (scripts/tflite_outputs.js). Inputs: uniform [-1, 1) from a fixed seed.
 set -euo pipefail
@@ -23,7 +24,8 @@ done
 /usr/bin/python3 - "$modules/@mediapipe" "$out/tflite" <<'PY'
 import os, re, sys
 root, out = sys.argv[1], sys.argv[2]
-for pkg, data in [("hands", "hands_solution_packed_assets"), ("face_mesh", "face_mesh_solution_packed_assets")]:
+for pkg, data in [("hands", "hands_solution_packed_assets"), ("face_mesh", "face_mesh_solution_packed_assets"),
+                  ("pose", "pose_solution_packed_assets")]:
     loader = open(os.path.join(root, pkg, data + "_loader.js")).read()
     blob = open(os.path.join(root, pkg, data + ".data"), "rb").read()
     for f, a, b in re.findall(r'"filename": *"([^"]*)", *"start": *(\d+), *"end": *(\d+)', loader):
@@ -32,9 +34,10 @@ for pkg, data in [("hands", "hands_solution_packed_assets"), ("face_mesh", "face
         if not name.endswith(".tflite") or "with_attention" in name: continue
         os.makedirs(os.path.join(out, name[:-7]), exist_ok=True)
         open(os.path.join(out, name[:-7], "model.tflite"), "wb").write(blob[int(a):int(b)])
-for name in ["hand_landmark_full", "hand_landmark_lite"]:
+for pkg, name in [("hands", "hand_landmark_full"), ("hands", "hand_landmark_lite"), ("pose", "pose_landmark_full"),
+                  ("pose", "pose_landmark_lite")]:
     os.makedirs(os.path.join(out, name), exist_ok=True)
-    open(os.path.join(out, name, "model.tflite"), "wb").write(open(os.path.join(root, "hands", name + ".tflite"), "rb").read())
+    open(os.path.join(out, name, "model.tflite"), "wb").write(open(os.path.join(root, pkg, name + ".tflite"), "rb").read())
 PY
 cp -r "$(dirname "$here")/../shared/models/nhwc/tflite/face_detection__face_detection_full_range/." "$out/tflite/face_detection_full_range/" 2>/dev/null || true
 node "$here/tfjs_outputs.js" --random "$out"/tfjs/*

@@ -197,7 +197,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RuntimeModel{"tflite/hand_landmark_full", 1, 1e-5},
                       RuntimeModel{"tflite/hand_landmark_lite", 1, 1e-5},
                       RuntimeModel{"tflite/face_detection_short_range", 5, 1e-5},
-                      RuntimeModel{"tflite/face_detection_full_range", 2, 1e-5}),
+                      RuntimeModel{"tflite/face_detection_full_range", 2, 1e-5},
+                      RuntimeModel{"tflite/pose_detection", 7, 1e-5}),
     [](const auto& info) {
         std::string name = info.param.dir;
         for (char& ch : name)

@@ -795,3 +795,46 @@ TEST(TfLoader, WhereRangeReciprocalAndARunTimePad) {
 
 }  // namespace
 }  // namespace mo
+
+namespace mo {
+namespace {
+
+// A call TensorFlow 2 leaves in a frozen graph (StatefulPartitionedCall, attr f) is inlined: the
+// function's nodes, reading "node:output_arg:index", take the call's place and its outputs'
+// consumers; a signature-less GraphDef's output is then the function's value (by hand: 2x + 1).
+TEST(TfLoader, FunctionCallsAreInlined) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {3});
+    auto* f = g.mutable_library()->add_function();
+    f->mutable_signature()->set_name("scale_and_shift");
+    f->mutable_signature()->add_input_arg()->set_name("a");
+    f->mutable_signature()->add_output_arg()->set_name("identity");
+    auto add_node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs) -> mo_tf::NodeDef& {
+        auto* n = f->add_node_def();
+        n->set_name(name);
+        n->set_op(op);
+        for (auto& in : inputs) n->add_input(in);
+        return *n;
+    };
+    auto constant_in_function = [&](const std::string& name, float v) {
+        auto& c = add_node(name, "Const", {});
+        auto* t = (*c.mutable_attr())["value"].mutable_tensor();
+        t->set_dtype(mo_tf::DT_FLOAT);
+        t->add_float_val(v);
+        (*c.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    };
+    constant_in_function("two", 2.f);
+    constant_in_function("one", 1.f);
+    add_node("mul", "Mul", {"a", "two:output:0"});
+    add_node("add", "AddV2", {"mul:z:0", "one:output:0"});
+    add_node("Identity", "Identity", {"add:z:0"});
+    (*f->mutable_ret())["identity"] = "Identity:output:0";
+    auto& call = node(g, "call", "StatefulPartitionedCall", {"x"});
+    (*call.mutable_attr())["f"].mutable_func()->set_name("scale_and_shift");
+    node(g, "out", "Identity", {"call"});
+    auto out = convert_and_evaluate(g, "call.pb", {Tensor::from_vector<float>({0.f, 1.f, -2.f}, {3})});
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{1, 3, -3}));
+}
+
+}  // namespace
+}  // namespace mo

@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 
 #include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
@@ -35,7 +34,6 @@ struct RuntimeModel {
     std::string dir;   // the model's directory (model.json, model.tflite or model.pb, input_<i>.npy, output_<j>.npy)
     int transposes;    // in the IR, with the layout change
     double tolerance;  // on max |got - want| / max |want| of each output
-    std::optional<PartialShape> input_shape = {};  // --input_shape of the first input
 };
 
 void PrintTo(const RuntimeModel& m, std::ostream* os) { *os << m.dir; }
@@ -49,13 +47,11 @@ std::string model_file(const fs::path& dir) {
 // Converts `model` (default: the model file of `dir`), counts Transposes and compares every
 // output with dir's; returns the IR for further checks.
 std::unique_ptr<Graph> check_against_runtime(const fs::path& dir, int transposes, double tolerance,
-                                             const std::string& model = {}, const std::vector<std::string>& outputs = {},
-                                             const std::optional<PartialShape>& input_shape = {}) {
+                                             const std::string& model = {}, const std::vector<std::string>& outputs = {}) {
     test::ScratchDir out("runtime_model");
     ConversionOptions o;
     o.input_model = model.empty() ? model_file(dir) : model;
     o.outputs = outputs;
-    if (input_shape) o.inputs.push_back(InputSpec{"", input_shape, std::nullopt});
     o.output_dir = out.path().string();
     o.compress_to_fp16 = false;
     ConversionResult r = convert(o);
@@ -177,7 +173,7 @@ TEST_P(NpmModel, MatchesItsRuntime) {
     if (!root) GTEST_SKIP() << "MO_NPM_MODELS is not set (scripts/npm_models.sh prepares the models)";
     const fs::path dir = fs::path(root) / GetParam().dir;
     if (model_file(dir).empty()) GTEST_SKIP() << dir << " has no model";
-    check_against_runtime(dir, GetParam().transposes, GetParam().tolerance, {}, {}, GetParam().input_shape);
+    check_against_runtime(dir, GetParam().transposes, GetParam().tolerance);
 }
 
 // The counts and errors are listed in docs/tf.md and docs/tflite.md.
@@ -189,8 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RuntimeModel{"tfjs/handlandmark-lite", 1, 1e-5}, RuntimeModel{"tfjs/iris", 2, 1e-5},
                       RuntimeModel{"tfjs/liveness", 2, 1e-5}, RuntimeModel{"tfjs/movenet-lightning", 5, 1e-5},
                       // a detector whose preprocessing is a tf.map_fn loop (lowered TF2 While with
-                      // TensorLists); TF.js's inputs are 320 x 320 images
-                      RuntimeModel{"tfjs/handtrack", 14, 1e-5, PartialShape{1, 320, 320, 3}},
+                      // TensorLists), its input of dynamic height and width
+                      RuntimeModel{"tfjs/handtrack", 14, 1e-5},
                       RuntimeModel{"tflite/palm_detection_full", 5, 1e-5},
                       RuntimeModel{"tflite/palm_detection_lite", 5, 1e-5},
                       RuntimeModel{"tflite/face_landmark", 1, 1e-5},

@@ -18,6 +18,7 @@
 #include "transforms/middle/activation_fusions.hpp"
 #include "transforms/middle/attention_fusion.hpp"
 #include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/stacked_upsampling.hpp"
 #include "transforms/middle/layout_change.hpp"
 #include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
@@ -37,6 +38,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<InputPreprocessing>());
     r.add(std::make_unique<PartialInference>());
     r.add(std::make_unique<TorchvisionSSDPostprocessing>());
+    r.add(std::make_unique<StackedCopiesToInterpolate>());
     r.add(std::make_unique<LayoutChange>());
     r.add(std::make_unique<FuseBatchNormIntoConvolution>());
     r.add(std::make_unique<BatchNormToBatchNormInference>());

@@ -27,7 +27,7 @@ TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     EXPECT_EQ(r.size(), 6u + 37u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "InputPreprocessing", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
-        "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
+        "StackedCopiesToInterpolate", "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
         "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
         "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "QuantizeDequantizeToFakeQuantize",
         "RotateHalfForRoPEFusion", "SoftPlusFusion", "MishFusion",

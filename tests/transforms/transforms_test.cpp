@@ -24,7 +24,7 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 37u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 38u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "InputPreprocessing", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
         "StackedCopiesToInterpolate", "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",

@@ -66,7 +66,13 @@ def convert_model(input_model, *, input=None, output=None, input_shape=None, lay
             transform_=transform, framework=framework, disable_nhwc_to_nchw=disable_nhwc_to_nchw,
             log_level=log_level)
         # The weights stay mapped from the staged file, which may go once the model holds them.
-        model = Model(_mo.convert(args, base, label or ""))
+        try:
+            model = Model(_mo.convert(args, base, label or ""))
+        except ConversionError as e:
+            if data is None:
+                raise
+            # Name the model as the caller gave it, not by the staged file's passing name.
+            raise ConversionError(*(part.replace(path, label) for part in (str(e), e.what, e.where, e.hint))) from None
     _check_input_types(model, types)
     return model
 

@@ -40,6 +40,11 @@ CASES = [
     ("target_layout", INT8_CNN, {"target_layout": "nchw"}, ["--target_layout", "nchw"]),
     ("disable_nhwc_to_nchw", INT8_CNN, {"disable_nhwc_to_nchw": True}, ["--disable_nhwc_to_nchw"]),
     ("tflite defaults", INT8_CNN, {}, []),
+    # If and Loop bodies with f32 constants: the clone compressed at save time keeps its bodies.
+    ("If bodies", DATA / "control_flow" / "nested_branches" / "model.onnx", {}, []),
+    ("Loop body", DATA / "control_flow" / "while_halving" / "model.onnx", {}, []),
+    ("Loop body, uncompressed", DATA / "control_flow" / "recurrence" / "model.onnx", {"compress_to_fp16": False},
+     ["--compress_to_fp16=False"]),
     ("transformations_config", TINY_SSD, {"transformations_config": SOURCE / "configs" / "ssd.json"},
      ["--transformations_config", SOURCE / "configs" / "ssd.json"]),
     ("transform", LLM, {"transform": "MakeStateful"}, ["--transform", "MakeStateful"]),

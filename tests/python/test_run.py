@@ -114,3 +114,15 @@ def test_input_of_another_dtype_is_a_type_error():
         model.run({"x": np.zeros((1, 3, 32, 32), np.float32)})
     with pytest.raises(mo.ConversionError):  # a shape the input does not take
         model.run([np.zeros((1, 3, 8, 8), np.float32)])
+
+
+@pytest.mark.parametrize("case", ["data_dependent_if", "nested_branches", "recurrence", "while_halving",
+                                  "list_of_slices"])
+def test_control_flow_runs_like_pytorch(case):
+    d = DATA / "control_flow" / case
+    model = mo.convert_model(d / "model.onnx", compress_to_fp16=False)
+    outputs = list(model.run([npy(d / "input_0.npy")]).values())
+    expected = sorted(d.glob("output_*.npy"))
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(got, npy(want), rtol=1e-5, atol=1e-5)

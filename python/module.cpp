@@ -190,6 +190,9 @@ std::pair<int, std::string> mo_command(const std::vector<std::string>& args) {
 PYBIND11_MODULE(_mo, m) {
     m.doc() = "mo's converter, IR writer, IR reader and evaluator (use the mo package, not this module)";
     py::register_exception_translator(translate);
+    // A process ended by SIGTERM, SIGHUP or SIGQUIT while saving leaves no temporaries (SIGINT is
+    // Python's KeyboardInterrupt: raised once the save has finished).
+    mo::remove_staged_files_on_default_signals();
 
     // The `mo` command line, parsed as `mo` parses it; "mo.ConversionOptions" stay in C++.
     m.def(

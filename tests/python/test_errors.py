@@ -105,3 +105,47 @@ def test_an_interrupted_save_leaves_nothing(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "ConversionError" in r.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+SAVING_FOREVER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np, onnx, mo
+from onnx import TensorProto, helper, numpy_helper
+w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((2048, 4096)).astype(np.float32), "w")
+graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2048])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4096])], [w])
+model = mo.convert_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+print("converted", flush=True)
+while True:
+    model.save(sys.argv[2] + "/model.xml")
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_save_killed_by_a_signal_leaves_no_temporary(tmp_path, sig):
+    """SIGTERM mid-write ends the process as it would have, without the staged files; SIGINT is
+    Python's KeyboardInterrupt, raised after the save: the IR is whole."""
+    import signal
+    import time
+    pytest.importorskip("onnx")
+    child = subprocess.Popen([sys.executable, "-c", SAVING_FOREVER, str(BUILD / "python"), str(tmp_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "converted", child.stderr.read()
+        deadline = time.monotonic() + 20
+        while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
+            assert time.monotonic() < deadline, "no save was seen under way"
+        child.send_signal(getattr(signal, sig))
+        code = child.wait(timeout=30)
+    finally:
+        child.kill()
+    # Both end the process by their signal (Python re-raises SIGINT after an uncaught KeyboardInterrupt).
+    assert code == -getattr(signal, sig)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert not [name for name in left if name.endswith(".tmp")], left
+    if sig == "SIGINT":
+        assert "KeyboardInterrupt" in child.stderr.read()
+        assert left == ["model.bin", "model.xml"]
+        assert (tmp_path / "model.bin").stat().st_size == 2048 * 4096 * 2

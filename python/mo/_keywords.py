@@ -65,13 +65,20 @@ def _dim(d, keyword):
     raise TypeError(f"{keyword}: a dimension is an int, None, '?', 'a..b' or a (min, max) pair, not {d!r}")
 
 
+def _is_dim(d):
+    if isinstance(d, bool):
+        return False
+    if d is None or isinstance(d, numbers.Integral) or _is_dim_str(d):
+        return True
+    # an interval: (min, max), either bound None
+    return isinstance(d, tuple) and len(d) == 2 and all(x is None or (isinstance(x, numbers.Integral) and
+                                                                      not isinstance(x, bool)) for x in d)
+
+
 def _is_shape(value):
     if isinstance(value, str):
         return value.strip().startswith(("[", "("))
-    if isinstance(value, list) or (isinstance(value, tuple) and not any(isinstance(v, str) and not _is_dim_str(v) for v in value)):
-        return all(d is None or isinstance(d, (numbers.Integral, tuple)) or _is_dim_str(d) for d in value) and \
-            not any(isinstance(d, bool) for d in value)
-    return False
+    return isinstance(value, (list, tuple)) and all(_is_dim(d) for d in value)
 
 
 def _is_dim_str(v):

@@ -58,8 +58,8 @@ def test_external_data_of_bytes_without_base_dir_is_an_error():
 def test_bytes_and_path_run_alike():
     x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32)
     by_path = mo.convert_model(TINY_CNN).run([x])
-    from google.protobuf import text_format  # the sample is ONNX text; the bytes are its binary form
     onnx = pytest.importorskip("onnx")
+    from google.protobuf import text_format  # the sample is ONNX text; the bytes are its binary form
     proto = text_format.Parse(TINY_CNN.read_text(), onnx.ModelProto())
     by_bytes = mo.convert_model(proto.SerializeToString()).run([x])
     np.testing.assert_array_equal(by_bytes["probabilities"], by_path["probabilities"])

@@ -10,14 +10,13 @@ import mo
 from big_chain import chain_model
 from conftest import LLM, TINY_CNN, saved_ir
 
-pytest.importorskip("onnx")
-
 
 def convert_and_save(source, tmp_path, stem, **keywords):
     return saved_ir(mo.convert_model(source, **keywords), tmp_path, stem)
 
 
 def test_two_conversions_in_two_threads_give_the_bytes_of_one_after_the_other(tmp_path):
+    pytest.importorskip("onnx")
     chain = chain_model(3000).SerializeToString()
     jobs = [(chain, "chain", {}), (LLM, "llm", {"transform": "MakeStateful"})]
     sequential = [convert_and_save(src, tmp_path / "seq", stem, **kw) for src, stem, kw in jobs]
@@ -54,6 +53,7 @@ def test_two_conversions_in_two_threads_give_the_bytes_of_one_after_the_other(tm
 def test_the_gil_is_released_while_mo_converts_runs_and_saves(tmp_path):
     """A Python thread keeps counting while another thread is inside mo: with the GIL held it
     could not run at all between the call's start and end."""
+    pytest.importorskip("onnx")
     chain = chain_model(4000).SerializeToString()
     model = mo.convert_model(chain)
     x = np.ones((1, 64), np.float32)

@@ -15,19 +15,23 @@ def step(n, name, kind="in"):
 def test_stateful_llm_decodes_two_steps_like_onnx_runtime():
     model = mo.convert_model(LLM, transform="MakeStateful", compress_to_fp16=False)
     names = [p.name for p in model.inputs]
-    assert names == ["input_ids", "attention_mask", "position_ids"]  # the cache became variables
+    # The cache became variables; beam_idx picks the cache entry each batch entry continues
+    # (OpenVINO GenAI's form).
+    assert names == ["input_ids", "attention_mask", "position_ids", "beam_idx"]
     assert model.ops()["ReadValue"] == 4 and model.ops()["Assign"] == 4
+
+    def feeds(n, last_token_only=False):
+        f = {name: step(n, name)[:, -1:] if last_token_only else step(n, name) for name in names[:3]}
+        f["beam_idx"] = np.array([0], np.int32)
+        return f
+
     for n in (1, 2):
-        logits = model.run({name: step(n, name) for name in names})["logits"]
-        np.testing.assert_allclose(logits, step(n, "logits", "out"), rtol=1e-4, atol=1e-4)
-    # Without the first step's cache the second step's logits are another sequence's.
+        np.testing.assert_allclose(model.run(feeds(n))["logits"], step(n, "logits", "out"), rtol=1e-4, atol=1e-4)
+    # Without the first step's cache the second step's token gives other logits.
     model.reset_state()
-    fresh = model.run({name: step(2, name)[:, -1:]
-                       for name in names})["logits"]
-    assert not np.allclose(fresh, step(2, "logits", "out"), rtol=1e-4, atol=1e-4)
+    assert not np.allclose(model.run(feeds(2, True))["logits"], step(2, "logits", "out"), rtol=1e-4, atol=1e-4)
     model.reset_state()
-    np.testing.assert_allclose(model.run({name: step(1, name) for name in names})["logits"],
-                               step(1, "logits", "out"), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(model.run(feeds(1))["logits"], step(1, "logits", "out"), rtol=1e-4, atol=1e-4)
 
 
 def test_plugin_ops_convert_and_run():

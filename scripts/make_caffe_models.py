@@ -10,7 +10,8 @@ reference.txt. The outputs are the net's outputs in mo's order (the blobs no lay
 their last write, in the order of that write) computed by:
 * OpenCV's Caffe importer (cv2.dnn.readNetFromCaffe, fusion off), which runs Caffe's layer
   semantics, for every net it can read; the plain numpy interpreter below is checked against it
-  on those nets (the script stops if they disagree);
+  on those nets (the script stops if they disagree); DetectionOutput's rows are put back in
+  Caffe's order (by image, label, then score), which OpenCV 4.6 replaces by score order;
 * the numpy interpreter alone for the layers OpenCV 4.6 does not read (DeepLab's Interp,
   SegNet's Upsample, round_mode FLOOR, a PriorBoxClustered layer type); reference.txt says which.
 The nets' forms follow the deploy files of the real models: BVLC's models/bvlc_googlenet and
@@ -92,7 +93,9 @@ class Net:
         return (self.rng.standard_normal(shape) * scale).astype(np.float32)
 
     # Layer helpers in the deploy files' forms.
-    def conv(self, name, bottom, outputs, kernel, stride=1, pad=0, group=1, bias=True, in_channels=None, **extra):
+    def conv(self, name, bottom, outputs, kernel, stride=1, pad=0, group=1, bias=True, in_channels=None, weight_scale=1.0,
+             **extra):
+        """A Convolution layer in the form the deploy files write (kernel_size, stride, pad lists)."""
         c = in_channels if in_channels is not None else self.channels[bottom]
         kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
         p = {"num_output": outputs, "kernel_size": [kernel] if isinstance(kernel, int) else list(kernel)}
@@ -105,7 +108,7 @@ class Net:
         if not bias:
             p["bias_term"] = False
         p.update(extra)
-        blobs = [self.weights(outputs, c // group, kh, kw)]
+        blobs = [self.weights(outputs, c // group, kh, kw) * weight_scale]
         if bias:
             blobs.append(self.weights(outputs, scale=0.1))
         top = self.layer("Convolution", name, [bottom], blobs=blobs, convolution_param=p)
@@ -262,7 +265,7 @@ def run_numpy(net, inputs):
         x = [blobs[b] for b in l.bottom]
         w = params.get(l.name, [])
         out = None
-        if t == "Input":
+        if t == "Input" or t == "DetectionOutput":  # DetectionOutput: OpenCV's outputs only
             continue
         if t == "Convolution" or t == "Deconvolution":
             p = l.convolution_param
@@ -480,7 +483,14 @@ def run_opencv(directory, net, inputs):
     types = {l.name: l.type for l in net.msg.layer}
     for blob, (layer, j) in net_outputs(net):
         got = cv.forwardAndRetrieve([layer])[0]
-        outputs.append(got[0] if types[layer] == "Split" else got[j])  # OpenCV's Split has one output
+        value = got[0] if types[layer] == "Split" else got[j]  # OpenCV's Split has one output
+        if types[layer] == "DetectionOutput":
+            # Caffe writes the kept detections by image, then label, each label's by score;
+            # OpenCV 4.6 sorts them by score alone: back into Caffe's order (a stable sort).
+            rows = value.reshape(-1, 7)
+            order = sorted(range(len(rows)), key=lambda r: (rows[r][0], rows[r][1], -rows[r][2]))
+            value = rows[order].reshape(value.shape)
+        outputs.append(value)
     return outputs
 
 
@@ -491,11 +501,11 @@ def save(directory, net, inputs, reference="opencv", tolerance=1e-4):
     for i, name in enumerate(names):
         np.save(os.path.join(directory, f"input_{i}.npy"), inputs[name].astype(np.float32))
     ours = run_numpy(net, inputs)
-    mine = [ours[b] for b, _ in net_outputs(net)]
+    mine = [ours.get(b) for b, _ in net_outputs(net)]
     if reference == "opencv":
         theirs = run_opencv(directory, net, inputs)
         for (blob, _), a, b in zip(net_outputs(net), theirs, mine):
-            if blob in getattr(net, "skip_numpy_check", ()):
+            if b is None:
                 continue
             scale = max(np.abs(a).max(), 1e-6)
             err = np.abs(a.reshape(b.shape) - b).max() / scale
@@ -738,6 +748,236 @@ def argmax(d):
     net.layer("ArgMax", "argmax_axis", [x], argmax_param=dict(axis=1, top_k=2))
     net.layer("ArgMax", "argmax_values", [x], argmax_param=dict(top_k=3, out_max_val=True))
     save(d, net, {"data": randn(net.rng, 2, 5, 3, 4)}, reference="OpenCV 4.6 has no ArgMax layer")
+
+
+def ssd_head(net, sources, image, num_classes, priors, name="mbox"):
+    """SSD's head as weiliu89's CreateMultiBoxHead writes it: per source a 3 x 3 loc and conf
+    convolution, Permute [0, 2, 3, 1], Flatten, a PriorBox; Concat; conf Reshape [0, -1, classes],
+    Softmax on axis 2, Flatten; DetectionOutput."""
+    locs, confs, boxes = [], [], []
+    for i, (src, p) in enumerate(zip(sources, priors)):
+        n = (len(p.get("min_size", [])) + len(p.get("max_size", [])) +
+             len(p.get("min_size", [])) * len(p.get("aspect_ratio", [])) * (2 if p.get("flip", True) else 1))
+        loc = net.conv(f"{src}_mbox_loc", src, n * 4, 3, pad=1)
+        loc = net.layer("Permute", f"{src}_mbox_loc_perm", [loc], permute_param=dict(order=[0, 2, 3, 1]))
+        locs.append(net.layer("Flatten", f"{src}_mbox_loc_flat", [loc]))
+        conf = net.conv(f"{src}_mbox_conf", src, n * num_classes, 3, pad=1, weight_scale=0.2)
+        conf = net.layer("Permute", f"{src}_mbox_conf_perm", [conf], permute_param=dict(order=[0, 2, 3, 1]))
+        confs.append(net.layer("Flatten", f"{src}_mbox_conf_flat", [conf]))
+        boxes.append(net.layer("PriorBox", f"{src}_mbox_priorbox", [src, image], prior_box_param=p))
+    loc = net.layer("Concat", f"{name}_loc", locs)
+    conf = net.layer("Concat", f"{name}_conf", confs)
+    prior = net.layer("Concat", f"{name}_priorbox", boxes, concat_param=dict(axis=2))
+    conf = net.layer("Reshape", f"{name}_conf_reshape", [conf], reshape_param=dict(shape=dict(dim=[0, -1, num_classes])))
+    conf = net.layer("Softmax", f"{name}_conf_softmax", [conf], softmax_param=dict(axis=2))
+    conf = net.layer("Flatten", f"{name}_conf_flatten", [conf])
+    return net.layer("DetectionOutput", "detection_out", [loc, conf, prior], detection_output_param=dict(
+        num_classes=num_classes, share_location=True, background_label_id=0,
+        nms_param=dict(nms_threshold=0.45, top_k=100), code_type=pb.PriorBoxParameter.CENTER_SIZE, keep_top_k=20,
+        confidence_threshold=0.2))
+
+
+@model
+def ssd_vgg(d):
+    """An SSD-VGG300-like net at 64 x 64: VGG blocks, conv4_3's Normalize (per-channel scale 20),
+    two sources with steps, max sizes, aspect ratios 2 and 3 (flipped), clip off."""
+    net = Net("ssd_vgg", seed=3)
+    x = net.input("data", [1, 3, 64, 64])
+    a = net.relu("relu1_1", net.conv("conv1_1", x, 8, 3, pad=1))
+    a = net.layer("Pooling", "pool1", [a], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=2, stride=2))
+    net.channels[a] = 8
+    a = net.relu("relu4_3", net.conv("conv4_3", a, 16, 3, pad=1))
+    n = net.layer("Normalize", "conv4_3_norm", [a], blobs=[np.full(16, 20.0)],
+                  norm_param=dict(across_spatial=False, channel_shared=False, scale_filler=dict(type="constant", value=20)))
+    net.channels[n] = 16
+    b = net.layer("Pooling", "pool4", [a], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=2, stride=2))
+    net.channels[b] = 16
+    b = net.relu("relu7", net.conv("fc7", b, 16, 3, pad=6, dilation=[6]))
+    priors = [dict(min_size=[8.0], max_size=[20.0], aspect_ratio=[2.0], flip=True, clip=False,
+                   variance=[0.1, 0.1, 0.2, 0.2], step=2.0, offset=0.5),
+              dict(min_size=[20.0], max_size=[40.0], aspect_ratio=[2.0, 3.0], flip=True, clip=False,
+                   variance=[0.1, 0.1, 0.2, 0.2], step=4.0, offset=0.5)]
+    ssd_head(net, [n, b], x, 4, priors)
+    save(d, net, {"data": net.rng.uniform(-1, 1, (1, 3, 64, 64)).astype(np.float32)})
+
+
+def dw_block(net, name, x, outputs, stride):
+    """MobileNet-SSD's depthwise-separable block: conv (group = channels) + BatchNorm + Scale +
+    ReLU, then 1 x 1 conv + BatchNorm + Scale + ReLU, all in place after each convolution."""
+    c = net.channels[x]
+    for suffix, out, k, s, g in ((f"{name}/dw", c, 3, stride, c), (name, outputs, 1, 1, 1)):
+        y = net.conv(suffix, x, out, k, stride=s, pad=(k - 1) // 2, group=g, bias=False)
+        net.layer("BatchNorm", f"{suffix}/bn", [y], [y], blobs=[net.weights(out, scale=0.1), net.rng.uniform(0.5, 1.5, out), [1.0]])
+        net.layer("Scale", f"{suffix}/scale", [y], [y], blobs=[net.rng.uniform(0.5, 1.5, out), net.weights(out, scale=0.1)],
+                  scale_param=dict(bias_term=True))
+        net.relu(f"{suffix}/relu", y)
+        x = y
+    return x
+
+
+@model
+def mobilenet_ssd(d):
+    """A MobileNet-SSD-like net at 64 x 64 (chuanqi305's form): depthwise blocks with BatchNorm and
+    Scale in place, PriorBox without step (from the sizes), clip off, DetectionOutput."""
+    net = Net("mobilenet_ssd", seed=5)
+    x = net.input("data", [1, 3, 64, 64])
+    a = net.conv("conv0", x, 8, 3, stride=2, pad=1, bias=False)
+    net.layer("BatchNorm", "conv0/bn", [a], [a], blobs=[net.weights(8, scale=0.1), net.rng.uniform(0.5, 1.5, 8), [1.0]])
+    net.layer("Scale", "conv0/scale", [a], [a], blobs=[net.rng.uniform(0.5, 1.5, 8), net.weights(8, scale=0.1)],
+              scale_param=dict(bias_term=True))
+    net.relu("conv0/relu", a)
+    a = dw_block(net, "conv1", a, 16, 2)
+    b = dw_block(net, "conv2", a, 16, 2)
+    priors = [dict(min_size=[12.0], aspect_ratio=[2.0], flip=True, clip=False, variance=[0.1, 0.1, 0.2, 0.2], offset=0.5),
+              dict(min_size=[24.0], max_size=[48.0], aspect_ratio=[2.0, 3.0], flip=True, clip=False,
+                   variance=[0.1, 0.1, 0.2, 0.2], offset=0.5)]
+    ssd_head(net, [a, b], x, 5, priors)
+    save(d, net, {"data": net.rng.uniform(-1, 1, (1, 3, 64, 64)).astype(np.float32)})
+
+
+@model
+def prior_box(d):
+    """PriorBox with clipping, img_size, several min / max sizes, variance of one value; and
+    PriorBox with explicit box widths and heights (clustered)."""
+    net = Net("prior_box")
+    f = net.input("feature", [1, 2, 3, 4])
+    x = net.input("data", [1, 3, 24, 32])
+    net.layer("PriorBox", "clipped", [f, x], prior_box_param=dict(min_size=[10.0, 20.0], max_size=[15.0, 30.0],
+                                                                  aspect_ratio=[2.0], flip=True, clip=True, variance=[0.2]))
+    net.layer("PriorBox", "clustered", [f, x], prior_box_param=dict(width=[4.0, 10.0], height=[8.0, 5.0], clip=True,
+                                                                    variance=[0.1, 0.1, 0.2, 0.2]))
+    save(d, net, {"feature": randn(net.rng, 1, 2, 3, 4), "data": randn(net.rng, 1, 3, 24, 32)})
+
+
+@model
+def prior_box_sizes(d):
+    """PriorBox with img_size, a step and offset 0.25, one aspect ratio unflipped; img_h / img_w
+    with step_h = step_w; the PriorBoxClustered layer type."""
+    net = Net("prior_box_sizes")
+    f = net.input("feature", [1, 2, 3, 4])
+    x = net.input("data", [1, 3, 24, 32])
+    net.layer("PriorBox", "img_size", [f, x], prior_box_param=dict(min_size=[6.0], aspect_ratio=[3.0], flip=False, clip=False,
+                                                                   img_size=40, step=10.0, offset=0.25, variance=[0.1]))
+    net.layer("PriorBox", "img_hw", [f, x], prior_box_param=dict(min_size=[5.0], max_size=[9.0], img_h=30, img_w=36,
+                                                                 step_h=8.0, step_w=8.0, clip=True))
+    net.layer("PriorBoxClustered", "clustered", [f, x], prior_box_param=dict(width=[6.0], height=[3.0], offset=0.5,
+                                                                             variance=[0.1, 0.1, 0.2, 0.2]))
+    save(d, net, {"feature": randn(net.rng, 1, 2, 3, 4), "data": randn(net.rng, 1, 3, 24, 32)},
+         reference="OpenCV 4.6 ignores img_size / img_h / img_w and has no PriorBoxClustered layer type")
+
+
+def inception(net, name, x, c1, c3r, c3, c5r, c5, proj):
+    """GoogLeNet's inception module (BVLC models/bvlc_googlenet/deploy.prototxt)."""
+    a = net.relu(f"{name}/relu_1x1", net.conv(f"{name}/1x1", x, c1, 1))
+    b = net.relu(f"{name}/relu_3x3_reduce", net.conv(f"{name}/3x3_reduce", x, c3r, 1))
+    b = net.relu(f"{name}/relu_3x3", net.conv(f"{name}/3x3", b, c3, 3, pad=1))
+    c = net.relu(f"{name}/relu_5x5_reduce", net.conv(f"{name}/5x5_reduce", x, c5r, 1))
+    c = net.relu(f"{name}/relu_5x5", net.conv(f"{name}/5x5", c, c5, 5, pad=2))
+    p = net.layer("Pooling", f"{name}/pool", [x], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=3, stride=1, pad=1))
+    net.channels[p] = net.channels[x]
+    p = net.relu(f"{name}/relu_pool_proj", net.conv(f"{name}/pool_proj", p, proj, 1))
+    out = net.layer("Concat", f"{name}/output", [a, b, c, p])
+    net.channels[out] = c1 + c3 + c5 + proj
+    return out
+
+
+def googlenet(net, x, widths, blocks, classes):
+    a = net.relu("conv1/relu_7x7", net.conv("conv1/7x7_s2", x, widths[0], 7, stride=2, pad=3))
+    a = net.layer("Pooling", "pool1/3x3_s2", [a], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=3, stride=2))
+    a = net.layer("LRN", "pool1/norm1", [a], lrn_param=dict(local_size=5, alpha=0.0001, beta=0.75))
+    net.channels[a] = widths[0]
+    a = net.relu("conv2/relu_3x3_reduce", net.conv("conv2/3x3_reduce", a, widths[0], 1))
+    a = net.relu("conv2/relu_3x3", net.conv("conv2/3x3", a, widths[1], 3, pad=1))
+    a = net.layer("LRN", "conv2/norm2", [a], lrn_param=dict(local_size=5, alpha=0.0001, beta=0.75))
+    a = net.layer("Pooling", "pool2/3x3_s2", [a], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=3, stride=2))
+    net.channels[a] = widths[1]
+    for name, cfg in blocks:
+        if name == "pool":
+            c = net.channels[a]
+            a = net.layer("Pooling", cfg, [a], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=3, stride=2))
+            net.channels[a] = c
+        else:
+            a = inception(net, name, a, *cfg)
+    c = net.channels[a]
+    size = net.out_size
+    a = net.layer("Pooling", "pool5/7x7_s1", [a], pooling_param=dict(pool=pb.PoolingParameter.AVE, kernel_size=size, stride=1))
+    a = net.layer("Dropout", "pool5/drop_7x7_s1", [a], [a], dropout_param=dict(dropout_ratio=0.4))
+    a = net.layer("InnerProduct", "loss3/classifier", [a], blobs=[net.weights(classes, c), net.weights(classes)],
+                  inner_product_param=dict(num_output=classes))
+    return net.layer("Softmax", "prob", [a])
+
+
+@model
+def inception_block(d):
+    """A GoogLeNet-like net at 64 x 64: the stem (7 x 7 / 2, CEIL pooling, LRN), two inception
+    modules with a pooling between, average pooling, Dropout in place, InnerProduct, Softmax."""
+    net = Net("inception_block", seed=7)
+    x = net.input("data", [1, 3, 64, 64], form="input_dim")
+    net.out_size = 4
+    googlenet(net, x, (8, 16), [("inception_3a", (4, 4, 8, 2, 4, 4)), ("pool", "pool3/3x3_s2"),
+                                 ("inception_4a", (8, 4, 8, 2, 4, 4))], 10)
+    save(d, net, {"data": randn(net.rng, 1, 3, 64, 64)})
+
+
+@model
+def openpose_like(d):
+    """An OpenPose-like net: VGG features, two stages of two branches (PAFs, heatmaps) whose
+    outputs are concatenated with the features, then DeepLab's Interp (zoom 4, shrink 2, a
+    size, pad_beg / pad_end cropping, a second bottom's size) to resize the maps."""
+    net = Net("openpose_like", seed=11)
+    x = net.input("image", [1, 3, 16, 20])
+    f = net.relu("relu1", net.conv("conv1", x, 8, 3, pad=1))
+    f = net.layer("Pooling", "pool1", [f], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=2, stride=2))
+    net.channels[f] = 8
+    f = net.relu("relu2", net.conv("conv2", f, 8, 3, pad=1))
+    prev = f
+    for stage in (1, 2):
+        l1 = net.conv(f"Mconv1_stage{stage}_L1", prev, 4, 3, pad=1)
+        l2 = net.conv(f"Mconv1_stage{stage}_L2", prev, 3, 3, pad=1)
+        if stage == 1:
+            prev = net.layer("Concat", "concat_stage2", [l1, l2, f])
+            net.channels[prev] = 15
+    net.layer("Concat", "net_output", [l1, l2])
+    net.layer("Interp", "resize_zoom", [l2], interp_param=dict(zoom_factor=4))
+    net.layer("Interp", "resize_shrink", [l1], interp_param=dict(shrink_factor=2, zoom_factor=3))
+    net.layer("Interp", "resize_size", [l2], interp_param=dict(height=11, width=7, pad_beg=-1, pad_end=-1))
+    net.layer("Interp", "resize_like", [l1, x])
+    save(d, net, {"image": randn(net.rng, 1, 3, 16, 20)}, reference="OpenCV 4.6 cannot read interp_param")
+
+
+@model
+def segnet_like(d):
+    """A SegNet-like encoder-decoder: Pooling with its argmax mask, SegNet's Upsample by the mask
+    (scale, and upsample_h / upsample_w for an odd size), and a YOLO-port Upsample of one bottom."""
+    net = Net("segnet_like", seed=13)
+    x = net.input("data", [1, 3, 10, 9])
+    a = net.relu("conv1_relu", net.conv("conv1", x, 4, 3, pad=1))
+    p, m = net.layer("Pooling", "pool1", [a], ["pool1", "pool1_mask"], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=2, stride=2))
+    net.channels[p] = 4
+    b = net.relu("conv2_relu", net.conv("conv2", p, 4, 3, pad=1))
+    p2, m2 = net.layer("Pooling", "pool2", [b], ["pool2", "pool2_mask"], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=2, stride=2))
+    u2 = net.layer("Upsample", "upsample2", [p2, m2], upsample_param=dict(scale=2, pad_out_h=True, pad_out_w=True))
+    net.channels[u2] = 4
+    c = net.conv("conv_decode2", u2, 4, 3, pad=1)
+    u1 = net.layer("Upsample", "upsample1", [c, m], upsample_param=dict(upsample_h=10, upsample_w=9))
+    net.channels[u1] = 4
+    net.conv("conv_decode1", u1, 2, 3, pad=1)
+    net.layer("Upsample", "nearest", [c], upsample_param=dict(scale=3))
+    save(d, net, {"data": randn(net.rng, 1, 3, 10, 9)}, reference="OpenCV 4.6 has no Upsample layer")
+
+
+@model
+def inputs(d):
+    """Inputs as an Input layer with two tops (one shape each) plus a net-level input_shape, and
+    a layer left out of the TEST phase (include { phase: TRAIN })."""
+    net = Net("inputs")
+    net.layer("Input", "input", [], ["a", "b"], input_param=dict(shape=[dict(dim=[1, 2, 3, 4]), dict(dim=[1, 2, 3, 4])]))
+    net.shapes["a"] = [1, 2, 3, 4]
+    net.shapes["b"] = [1, 2, 3, 4]
+    net.layer("Eltwise", "sum", ["a", "b"])
+    l = net.msg.layer.add(name="train_only", type="Dropout", bottom=["sum"], top=["sum"])
+    l.include.add(phase=pb.TRAIN)
+    save(d, net, {"a": randn(net.rng, 1, 2, 3, 4), "b": randn(net.rng, 1, 2, 3, 4)})
 
 
 def main():

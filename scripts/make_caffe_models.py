@@ -118,7 +118,9 @@ class Net:
     def relu(self, name, blob):
         return self.layer("ReLU", name, [blob], [blob])
 
-    def write(self, directory, v1=False):
+    def write(self, directory):
+        if getattr(self, "v1", False):
+            return self.write_v1(directory)
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, "deploy.prototxt"), "w") as f:
             f.write(text_format.MessageToString(self.msg))
@@ -129,6 +131,32 @@ class Net:
                 blob = l.blobs.add()
                 blob.shape.dim.extend(b.shape)
                 blob.data.extend(b.ravel().tolist())
+        with open(os.path.join(directory, "model.caffemodel"), "wb") as f:
+            f.write(model.SerializeToString())
+
+
+    def write_v1(self, directory):
+        """The deprecated V1 form (`layers`, LayerType enums) as 2014 Caffe wrote it, with blobs in
+        the legacy 4-D (num, channels, height, width) form: InnerProduct weights (1, 1, N, K)."""
+        os.makedirs(directory, exist_ok=True)
+        kinds = {"Convolution": "CONVOLUTION", "ReLU": "RELU", "Pooling": "POOLING", "LRN": "LRN", "InnerProduct": "INNER_PRODUCT",
+                 "Dropout": "DROPOUT", "Softmax": "SOFTMAX", "Concat": "CONCAT", "Eltwise": "ELTWISE"}
+        proto, model = pb.NetParameter(name=self.msg.name), pb.NetParameter(name=self.msg.name)
+        for net in (proto, model):
+            net.input.extend(self.msg.input)
+            net.input_dim.extend(self.msg.input_dim)
+            for l in self.msg.layer:
+                v = net.layers.add(name=l.name, type=getattr(pb.V1LayerParameter, kinds[l.type]), bottom=l.bottom, top=l.top)
+                for field, value in l.ListFields():
+                    if field.name.endswith("_param"):
+                        getattr(v, field.name).CopyFrom(value)
+                if net is model:
+                    for b in self.blobs.get(l.name, []):
+                        dims = ([1] * (4 - b.ndim) + list(b.shape))
+                        blob = v.blobs.add(num=dims[0], channels=dims[1], height=dims[2], width=dims[3])
+                        blob.data.extend(b.ravel().tolist())
+        with open(os.path.join(directory, "deploy.prototxt"), "w") as f:
+            f.write(text_format.MessageToString(proto))
         with open(os.path.join(directory, "model.caffemodel"), "wb") as f:
             f.write(model.SerializeToString())
 
@@ -964,6 +992,26 @@ def segnet_like(d):
     net.conv("conv_decode1", u1, 2, 3, pad=1)
     net.layer("Upsample", "nearest", [c], upsample_param=dict(scale=3))
     save(d, net, {"data": randn(net.rng, 1, 3, 10, 9)}, reference="OpenCV 4.6 has no Upsample layer")
+
+
+@model
+def v1_layers(d):
+    """The V1 `layers` form of an AlexNet-like net (input_dim, CONVOLUTION with groups, RELU in
+    place, LRN, POOLING, INNER_PRODUCT with legacy 4-D blobs, DROPOUT, SOFTMAX)."""
+    net = Net("v1_layers", seed=17)
+    net.v1 = True
+    x = net.input("data", [1, 3, 20, 20], form="input_dim")
+    a = net.relu("relu1", net.conv("conv1", x, 8, 5, stride=2))
+    a = net.layer("LRN", "norm1", [a], lrn_param=dict(local_size=5, alpha=0.0001, beta=0.75))
+    a = net.layer("Pooling", "pool1", [a], pooling_param=dict(pool=pb.PoolingParameter.MAX, kernel_size=3, stride=2))
+    net.channels[a] = 8
+    a = net.relu("relu2", net.conv("conv2", a, 8, 3, pad=1, group=2))
+    a = net.layer("InnerProduct", "fc6", [a], blobs=[net.weights(10, 8 * 4 * 4), net.weights(10)], inner_product_param=dict(num_output=10))
+    a = net.relu("relu6", a)
+    a = net.layer("Dropout", "drop6", [a], [a], dropout_param=dict(dropout_ratio=0.5))
+    a = net.layer("InnerProduct", "fc7", [a], blobs=[net.weights(5, 10), net.weights(5)], inner_product_param=dict(num_output=5))
+    net.layer("Softmax", "prob", [a])
+    save(d, net, {"data": randn(net.rng, 1, 3, 20, 20)})
 
 
 @model

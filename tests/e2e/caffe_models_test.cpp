@@ -86,7 +86,7 @@ TEST_P(CaffeNets, MatchCaffeSemantics) {
 const std::vector<std::string> kNets = {"conv", "deconv", "pooling", "inner_product", "inner_product_transpose",
                                         "activations", "log", "normalization", "lrn_k", "bias", "eltwise", "shapes",
                                         "slice_equal", "argmax", "ssd_vgg", "mobilenet_ssd", "prior_box", "prior_box_sizes",
-                                        "inception_block", "openpose_like", "segnet_like", "inputs"};
+                                        "inception_block", "openpose_like", "segnet_like", "inputs", "v1_layers"};
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, CaffeNets, ::testing::ValuesIn(kNets));
 

@@ -778,7 +778,7 @@ def argmax(d):
     save(d, net, {"data": randn(net.rng, 2, 5, 3, 4)}, reference="OpenCV 4.6 has no ArgMax layer")
 
 
-def ssd_head(net, sources, image, num_classes, priors, name="mbox"):
+def ssd_head(net, sources, image, num_classes, priors, name="mbox", threshold=0.2, keep_top_k=20):
     """SSD's head as weiliu89's CreateMultiBoxHead writes it: per source a 3 x 3 loc and conf
     convolution, Permute [0, 2, 3, 1], Flatten, a PriorBox; Concat; conf Reshape [0, -1, classes],
     Softmax on axis 2, Flatten; DetectionOutput."""
@@ -801,8 +801,8 @@ def ssd_head(net, sources, image, num_classes, priors, name="mbox"):
     conf = net.layer("Flatten", f"{name}_conf_flatten", [conf])
     return net.layer("DetectionOutput", "detection_out", [loc, conf, prior], detection_output_param=dict(
         num_classes=num_classes, share_location=True, background_label_id=0,
-        nms_param=dict(nms_threshold=0.45, top_k=100), code_type=pb.PriorBoxParameter.CENTER_SIZE, keep_top_k=20,
-        confidence_threshold=0.2))
+        nms_param=dict(nms_threshold=0.45, top_k=100), code_type=pb.PriorBoxParameter.CENTER_SIZE, keep_top_k=keep_top_k,
+        confidence_threshold=threshold))
 
 
 @model
@@ -1028,11 +1028,71 @@ def inputs(d):
     save(d, net, {"a": randn(net.rng, 1, 2, 3, 4), "b": randn(net.rng, 1, 2, 3, 4)})
 
 
+# ---- Full-size architectures (--full DIR; not committed) ------------------------------------------
+
+def full_googlenet(d):
+    """GoogLeNet as BVLC's models/bvlc_googlenet/deploy.prototxt: 224 x 224, nine inception
+    modules with its widths, 1000 classes (random weights)."""
+    net = Net("bvlc_googlenet", seed=23)
+    x = net.input("data", [1, 3, 224, 224], form="input_dim")
+    net.out_size = 7
+    blocks = [("inception_3a", (64, 96, 128, 16, 32, 32)), ("inception_3b", (128, 128, 192, 32, 96, 64)),
+              ("pool", "pool3/3x3_s2"),
+              ("inception_4a", (192, 96, 208, 16, 48, 64)), ("inception_4b", (160, 112, 224, 24, 64, 64)),
+              ("inception_4c", (128, 128, 256, 24, 64, 64)), ("inception_4d", (112, 144, 288, 32, 64, 64)),
+              ("inception_4e", (256, 160, 320, 32, 128, 128)), ("pool", "pool4/3x3_s2"),
+              ("inception_5a", (256, 160, 320, 32, 128, 128)), ("inception_5b", (384, 192, 384, 48, 128, 128))]
+    googlenet(net, x, (64, 192), blocks, 1000)
+    save(d, net, {"data": net.rng.uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)})
+
+
+def full_mobilenet_ssd(d):
+    """MobileNet-SSD 300 x 300 as chuanqi305's MobileNetSSD (train/test form: BatchNorm and Scale
+    after each convolution): 13 depthwise blocks, four extra layers, six PriorBox sources, 21 classes."""
+    net = Net("mobilenet_ssd_300", seed=29)
+    x = net.input("data", [1, 3, 300, 300])
+    a = net.conv("conv0", x, 32, 3, stride=2, pad=1, bias=False)
+    net.layer("BatchNorm", "conv0/bn", [a], [a], blobs=[net.weights(32, scale=0.1), net.rng.uniform(0.5, 1.5, 32), [1.0]])
+    net.layer("Scale", "conv0/scale", [a], [a], blobs=[net.rng.uniform(0.5, 1.5, 32), net.weights(32, scale=0.1)],
+              scale_param=dict(bias_term=True))
+    net.relu("conv0/relu", a)
+    sources = {}
+    for i, (out, stride) in enumerate([(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), (512, 1),
+                                       (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1)], start=1):
+        a = dw_block(net, f"conv{i}", a, out, stride)
+        sources[i] = a
+    srcs = [sources[11], sources[13]]
+    for i, (mid, out) in zip(range(14, 18), [(256, 512), (128, 256), (128, 256), (64, 128)]):
+        b = net.relu(f"conv{i}_1/relu", net.conv(f"conv{i}_1", a, mid, 1))
+        a = net.relu(f"conv{i}_2/relu", net.conv(f"conv{i}_2", b, out, 3, stride=2, pad=1))
+        srcs.append(a)
+    sizes = [(60.0, None), (105.0, 150.0), (150.0, 195.0), (195.0, 240.0), (240.0, 285.0), (285.0, 300.0)]
+    priors = []
+    for k, (mn, mx) in enumerate(sizes):
+        p = dict(min_size=[mn], aspect_ratio=[2.0] if k == 0 else [2.0, 3.0], flip=True, clip=False,
+                 variance=[0.1, 0.1, 0.2, 0.2], offset=0.5)
+        if mx:
+            p["max_size"] = [mx]
+        priors.append(p)
+    ssd_head(net, srcs, x, 21, priors, threshold=0.06, keep_top_k=100)
+    save(d, net, {"data": net.rng.uniform(-1, 1, (1, 3, 300, 300)).astype(np.float32)})
+
+
+FULL = {"bvlc_googlenet": full_googlenet, "mobilenet_ssd_300": full_mobilenet_ssd}
+
+
 def main():
     only = None
     args = sys.argv[1:]
     if "--only" in args:
         only = args[args.index("--only") + 1].split(",")
+    if "--full" in args:
+        out = args[args.index("--full") + 1]
+        for name, fn in FULL.items():
+            if not only or name in only:
+                fn(os.path.join(out, name))
+                print("wrote", name)
+        return
     for name, fn in MODELS.items():
         if only and name not in only:
             continue

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "core/evaluator.hpp"
 #include "emit/ir_test_util.hpp"
@@ -73,6 +74,8 @@ void check_net(const fs::path& dir, const fs::path& caffemodel, const fs::path& 
         }
         const double range = std::max(hi - lo, 1e-6);
         EXPECT_LE(worst, tolerance * range) << "max abs error " << worst << " for an output range of " << range;
+        std::cout << "[ caffe ] " << dir.filename().string() << " " << names[j] << ": max |error| / range = " << worst / range
+                  << "\n";
     }
 }
 
@@ -95,6 +98,22 @@ TEST(CaffeNets, EveryFixtureIsListed) {
     for (const auto& e : fs::directory_iterator(fs::path(MO_SOURCE_DIR) / "tests/e2e/data/caffe"))
         if (e.is_directory() && fs::exists(e.path() / "model.caffemodel"))
             EXPECT_NE(std::find(kNets.begin(), kNets.end(), e.path().filename().string()), kNets.end()) << e.path();
+}
+
+// Full-size architectures rebuilt from their deploy files with random weights
+// (scripts/make_caffe_models.py --full DIR: BVLC GoogLeNet, MobileNet-SSD 300 x 300) or any
+// directory of the same files there, found through MO_CAFFE_MODELS; skipped without it.
+TEST(CaffeNets, FullSizeArchitecturesFromMoCaffeModels) {
+    const char* root = std::getenv("MO_CAFFE_MODELS");
+    if (!root) GTEST_SKIP() << "MO_CAFFE_MODELS is not set (write the nets with scripts/make_caffe_models.py --full DIR)";
+    size_t checked = 0;
+    for (const auto& e : fs::directory_iterator(root)) {
+        if (!fs::exists(e.path() / "model.caffemodel") || !fs::exists(e.path() / "output_0.npy")) continue;
+        SCOPED_TRACE(e.path().string());
+        check_net(e.path(), e.path() / "model.caffemodel", e.path() / "deploy.prototxt");
+        ++checked;
+    }
+    EXPECT_GT(checked, 0u) << "no net in " << root;
 }
 
 }  // namespace

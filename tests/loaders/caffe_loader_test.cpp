@@ -10,6 +10,7 @@
 #include "core/evaluator.hpp"
 #include "emit/ir_test_util.hpp"
 #include "loaders/caffe/caffe.pb.h"
+#include "loaders/caffe/caffe_loader.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
 #include "tools/convert.hpp"
@@ -143,6 +144,54 @@ layer { name: "relu" type: "ReLU" bottom: "y" top: "z" relu_param { negative_slo
     ir = read_ir(convert(o).xml_path, test::builtin_ops());
     EXPECT_EQ(values(evaluate(*ir, {Tensor::from_vector<float>({-1, 2}, {2})})[0]), (std::vector<float>{1, 2}));
     EXPECT_TRUE(ir->results()[0].answers_to("z"));
+}
+
+// A learned blob (here 128 KiB) is a view of the mapped .caffemodel, not a copy; a V1 layer's
+// legacy 4-D blob keeps its (num, channels, height, width) shape.
+TEST(CaffeLoader, BlobsAreViewsOfTheMappedFile) {
+    test::ScratchDir dir("caffe_views");
+    for (bool v1 : {false, true}) {
+        mo_caffe::NetParameter net;
+        net.add_input("x");
+        net.add_input_shape()->add_dim(256);
+        mo_caffe::BlobProto* blob = nullptr;
+        if (v1) {
+            auto* l = net.add_layers();
+            l->set_name("fc");
+            l->set_type(mo_caffe::V1LayerParameter::INNER_PRODUCT);
+            l->add_bottom("x");
+            l->add_top("y");
+            blob = l->add_blobs();
+            blob->set_num(1);
+            blob->set_channels(1);
+            blob->set_height(128);
+            blob->set_width(256);
+        } else {
+            auto* l = net.add_layer();
+            l->set_name("fc");
+            l->set_type("InnerProduct");
+            l->add_bottom("x");
+            l->add_top("y");
+            blob = l->add_blobs();
+            blob->mutable_shape()->add_dim(128);
+            blob->mutable_shape()->add_dim(256);
+        }
+        for (int i = 0; i < 128 * 256; ++i) blob->add_data(static_cast<float>(i));
+        std::ofstream(dir.file("m.caffemodel"), std::ios::binary) << net.SerializeAsString();
+        ConversionOptions o;
+        o.input_model = dir.file("m.caffemodel");
+        auto g = load_caffe(o.input_model, o, test::builtin_ops());
+        Node fc;
+        for (const Node& n : g->nodes())
+            if (n.is("FrameworkNode")) fc = n;
+        ASSERT_TRUE(fc);
+        auto w = fc.framework().attributes->get("blobs.0");
+        ASSERT_TRUE(w.has_value());
+        const Tensor& t = std::get<Tensor>(*w);
+        EXPECT_TRUE(t.buffer()->is_file_view()) << (v1 ? "V1" : "current form");
+        EXPECT_EQ(t.shape(), v1 ? (Shape{1, 1, 128, 256}) : (Shape{128, 256}));
+        EXPECT_EQ(t.aligned().data<float>()[300], 300.0f);
+    }
 }
 
 std::string conversion_error(const test::ScratchDir& dir, const std::string& prototxt) {

@@ -8,6 +8,7 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_shape(r);
     register_tflite_slice_gather(r);
     register_tflite_quantization(r);
+    register_tflite_detection(r);
 }
 
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {

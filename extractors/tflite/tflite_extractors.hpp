@@ -19,6 +19,7 @@ void register_tflite_elementwise(ExtractorRegistry& r);  // arithmetic and activ
 void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATION, PAD, reductions, ...
 void register_tflite_slice_gather(ExtractorRegistry& r); // slices, splits, GATHER, PACK, ARG_MAX, ...
 void register_tflite_quantization(ExtractorRegistry& r); // quantized tensors, QUANTIZE, DEQUANTIZE
+void register_tflite_detection(ExtractorRegistry& r);    // TFLite_Detection_PostProcess (CUSTOM)
 
 // (scale, zero point) of output j when the loader quantized it (per tensor), else nullopt.
 std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j);

@@ -8,6 +8,7 @@
 #include "core/mapped_file.hpp"
 #include "loaders/input_overrides.hpp"
 #include "loaders/tflite/tflite_attributes.hpp"
+#include "loaders/tflite/tflite_custom_options.hpp"
 #include "loaders/tflite/tflite_quantization.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 #include "loaders/tflite/tflite_sparse.hpp"
@@ -247,6 +248,12 @@ private:
         if (builtin == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM)) {
             fw.domain = "custom";
             fw.type = code->custom_code() ? code->custom_code()->str() : "";
+            if (fw.type == kEdgeTpuCustomCode)
+                throw Error("this model was compiled for the Edge TPU (" + fw.type +
+                                "): its layers run inside the Edge TPU's own operator",
+                            where, "convert the CPU .tflite it was compiled from (the same name without _edgetpu)");
+            if (const auto* options = op.custom_options())
+                fw.attributes = tflite_custom_attributes({options->data(), options->size()});
             return;
         }
         const char* name = tflite::EnumNameBuiltinOperator(static_cast<tflite::BuiltinOperator>(builtin));

@@ -69,9 +69,9 @@ void TfliteModelBuilder::op(tflite::BuiltinOperator code, std::vector<int32_t> i
 }
 
 void TfliteModelBuilder::custom_op(const std::string& custom_code, std::vector<int32_t> inputs,
-                                   std::vector<int32_t> outputs) {
+                                   std::vector<int32_t> outputs, std::vector<uint8_t> custom_options) {
     ops_.push_back({static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM), custom_code, std::move(inputs),
-                    std::move(outputs), {}});
+                    std::move(outputs), {}, std::move(custom_options)});
 }
 
 std::vector<uint8_t> TfliteModelBuilder::bytes() const {
@@ -118,7 +118,8 @@ std::vector<uint8_t> TfliteModelBuilder::bytes() const {
                                                    1, static_cast<tflite::BuiltinOperator>(o.builtin)));
         auto options = o.options ? o.options(fb) : std::make_pair(tflite::BuiltinOptions::NONE, flatbuffers::Offset<void>());
         ops.push_back(tflite::CreateOperator(fb, static_cast<uint32_t>(i), fb.CreateVector(o.inputs),
-                                             fb.CreateVector(o.outputs), options.first, options.second));
+                                             fb.CreateVector(o.outputs), options.first, options.second,
+                                             o.custom_options.empty() ? 0 : fb.CreateVector(o.custom_options)));
     }
     auto subgraph = tflite::CreateSubGraph(fb, fb.CreateVector(tensors), fb.CreateVector(inputs_), fb.CreateVector(outputs_),
                                            fb.CreateVector(ops), fb.CreateString("main"));

@@ -43,7 +43,9 @@ public:
                         std::vector<int32_t> traversal_order, std::vector<int32_t> block_map, std::vector<SparseDim> dims);
     void op(tflite::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
             TfliteOptions options = {});
-    void custom_op(const std::string& custom_code, std::vector<int32_t> inputs, std::vector<int32_t> outputs);
+    // A CUSTOM operator; `custom_options` are its raw option bytes (often a flexbuffer map).
+    void custom_op(const std::string& custom_code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                   std::vector<uint8_t> custom_options = {});
     void output(int tensor) { outputs_.push_back(tensor); }
     // Overrides of what the builder would write, to make broken files.
     void set_tensor_buffer(int tensor, uint32_t buffer) { tensors_.at(static_cast<size_t>(tensor)).buffer = buffer; }
@@ -71,6 +73,7 @@ private:
         std::string custom_code;
         std::vector<int32_t> inputs, outputs;
         TfliteOptions options;
+        std::vector<uint8_t> custom_options;
     };
     int add_buffer(const void* data, size_t size);
 

@@ -40,7 +40,7 @@ function run(module, dir) {
   });
   if (!runner.Infer()) throw new Error(dir + ': inference failed');
   vectorToArray(runner.GetOutputs()).forEach((output, i) => {
-    const dims = output.shape.split(',').map(Number);
+    const dims = output.shape === '' ? [] : output.shape.split(',').map(Number);  // '' is a scalar
     writeNpy(path.join(dir, `output_${i}.npy`), { type: output.dataType, dims, data: output.data().slice() });
     console.log(`${dir}: output ${i} '${output.name}' ${output.dataType} [${dims}]`);
   });

@@ -9,6 +9,12 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_slice_gather(r);
     register_tflite_quantization(r);
     register_tflite_detection(r);
+    register_tflite_comparison(r);
+    register_tflite_math(r);
+    register_tflite_tensor(r);
+    register_tflite_scatter_segment(r);
+    register_tflite_spatial(r);
+    register_tflite_fft(r);
 }
 
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {

@@ -20,6 +20,12 @@ void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATI
 void register_tflite_slice_gather(ExtractorRegistry& r); // slices, splits, GATHER, PACK, ARG_MAX, ...
 void register_tflite_quantization(ExtractorRegistry& r); // quantized tensors, QUANTIZE, DEQUANTIZE
 void register_tflite_detection(ExtractorRegistry& r);    // TFLite_Detection_PostProcess (CUSTOM)
+void register_tflite_comparison(ExtractorRegistry& r);   // comparisons, logic, SELECT, WHERE
+void register_tflite_math(ExtractorRegistry& r);         // SIGN, ROUND, GELU, FLOOR_DIV, ADD_N, L2_NORMALIZATION, ...
+void register_tflite_tensor(ExtractorRegistry& r);       // SHAPE, FILL, RANGE, REVERSE_V2, TOPK_V2, UNIQUE, ...
+void register_tflite_scatter_segment(ExtractorRegistry& r); // EMBEDDING_LOOKUP, SCATTER_ND, segment sums
+void register_tflite_spatial(ExtractorRegistry& r);      // SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, L2_POOL_2D, LRN
+void register_tflite_fft(ExtractorRegistry& r);          // RFFT2D, COMPLEX_ABS, REAL, IMAG
 
 // (scale, zero point) of output j when the loader quantized it (per tensor), else nullopt.
 std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j);

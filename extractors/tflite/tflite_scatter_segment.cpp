@@ -1,0 +1,143 @@
+// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, SCATTER_ND, SEGMENT_SUM,
+// UNSORTED_SEGMENT_SUM / PROD / MAX / MIN. The accumulating ones are ScatterElementsUpdate-12
+// with a reduction on a tensor of the reduction's identity, so repeated indices accumulate as in
+// TFLite (ScatterNDUpdate would keep one of them).
+#include <limits>
+
+#include "extractors/tflite/tflite_extractors.hpp"
+
+namespace mo {
+
+namespace {
+
+OutPort i64_of(ExtractContext& c, const std::string& suffix, const OutPort& x) {
+    return x.type() == ElementType::i64 ? x : c.op("Convert", suffix, {x}, {{"destination_type", ElementType::i64}});
+}
+
+OutPort reshape(ExtractContext& c, const std::string& suffix, const OutPort& x, const std::vector<int64_t>& shape) {
+    return c.op("Reshape", suffix, {x, c.i64s(suffix + "/shape", shape)}, {{"special_zero", false}});
+}
+
+Shape static_shape(ExtractContext& c, size_t input, const char* what) {
+    const PartialShape& s = c.input(input).shape();
+    if (!s.is_static()) c.unsupported(std::string(what) + " of dynamic shape [" + s.to_string() + "]");
+    return s.to_shape();
+}
+
+int64_t product(const Shape& s, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to; ++i) p *= s[i];
+    return p;
+}
+
+// `values` scattered into `init` along axis 0 at `indices` (same shape as `values`).
+OutPort scatter(ExtractContext& c, const std::string& suffix, const OutPort& init, const OutPort& indices,
+                const OutPort& values, const char* reduction) {
+    return c.op("ScatterElementsUpdate", suffix, {init, indices, values, c.i64(suffix + "/axis", 0)},
+                {{"reduction", std::string(reduction)}, {"use_init_val", true}});
+}
+
+// SCATTER_ND(indices [..., k], updates, shape): zeros of `shape` plus each update at its index
+// (repeated indices add up). Each update element gets its flat index: the row of its k-index
+// (a dot product with the strides of shape[:k]) times the slice size, plus its offset in the
+// slice.
+void scatter_nd(ExtractContext& c) {
+    const std::vector<int64_t> shape = c.input_ints(2);
+    const Shape indices = static_shape(c, 0, "SCATTER_ND indices");
+    if (indices.empty()) c.fail("the indices are a scalar", "the model is corrupt; re-export it");
+    const size_t k = static_cast<size_t>(indices.back());
+    if (k > shape.size()) c.fail("indices of depth " + std::to_string(k) + " into a shape of rank " + std::to_string(shape.size()),
+                                 "the model is corrupt; re-export it");
+    const int64_t rows = product(indices, 0, indices.size() - 1), slice = product(shape, k, shape.size());
+    std::vector<int64_t> strides(k, slice);
+    for (size_t j = k; j-- > 1;) strides[j - 1] = strides[j] * shape[j];
+    OutPort flat_rows = c.op("Multiply", "row_offsets",
+                             {i64_of(c, "indices", reshape(c, "index_rows", c.input(0), {rows, static_cast<int64_t>(k)})),
+                              c.i64s("strides", strides)});
+    flat_rows = c.op("ReduceSum", "row_starts", {flat_rows, c.i64s("row_starts/axes", {1})}, {{"keep_dims", true}});
+    std::vector<int64_t> offsets(static_cast<size_t>(slice));
+    for (int64_t i = 0; i < slice; ++i) offsets[static_cast<size_t>(i)] = i;
+    OutPort element = c.op("Add", "element_index", {flat_rows, c.constant("slice_offsets", Tensor::from_vector<int64_t>(offsets, {1, slice}))});
+    element = reshape(c, "element_index/flat", element, {rows * slice});
+    const OutPort updates = reshape(c, "updates/flat", c.input(1), {rows * slice});
+    const OutPort zeros = c.op("Broadcast", "zeros", {c.scalar_like("zero", 0, c.input(1)), c.i64s("zeros/shape", {product(shape, 0, shape.size())})},
+                               {{"mode", std::string("numpy")}});
+    c.set_output(0, c.op("Reshape", "", {scatter(c, "scatter", zeros, element, updates, "sum"), c.i64s("shape", shape)},
+                         {{"special_zero", false}}));
+}
+
+// Segment reductions of data [n, ...] by ids [n] into `segments` rows ([1] i64): the reduction's
+// identity where no id points (TFLite's initial value), else the reduction of the rows there.
+void segment_reduce(ExtractContext& c, const OutPort& data, const OutPort& ids, const OutPort& segments,
+                    const char* reduction, double identity) {
+    const int64_t rank = ExtractContext::rank_of(data);
+    if (rank < 1) c.unsupported("a segment reduction of data of unknown rank");
+    const OutPort data_shape = c.op("ShapeOf", "data_shape", {data}, {{"output_type", ElementType::i64}});
+    const OutPort rest = c.op("Slice", "row_shape", {data_shape, c.i64s("row_shape/start", {1}),
+                                                     c.i64s("row_shape/stop", {std::numeric_limits<int64_t>::max()}),
+                                                     c.i64s("row_shape/step", {1}), c.i64s("row_shape/axes", {0})});
+    const OutPort out_shape = c.op("Concat", "output_shape", {segments, rest}, {{"axis", int64_t{0}}});
+    const OutPort init = c.op("Broadcast", "initial", {c.scalar_like("identity", identity, data), out_shape},
+                              {{"mode", std::string("numpy")}});
+    std::vector<int64_t> column(static_cast<size_t>(rank), 1);
+    column[0] = -1;
+    OutPort index = c.op("Broadcast", "index", {reshape(c, "index/column", i64_of(c, "ids", ids), column), data_shape},
+                         {{"mode", std::string("numpy")}});
+    c.set_output(0, scatter(c, "", init, index, data, reduction));
+}
+
+// TFLite's initial value of an empty segment of a max (lowest) or min (highest) reduction.
+double extreme(ExtractContext& c, bool lowest) {
+    switch (c.input(0).type()) {
+        case ElementType::f32: return lowest ? -std::numeric_limits<float>::max() : std::numeric_limits<float>::max();
+        case ElementType::i32:
+            return lowest ? std::numeric_limits<int32_t>::lowest() : std::numeric_limits<int32_t>::max();
+        default: c.unsupported("UNSORTED_SEGMENT_MAX / MIN of " + std::string(ir_name(c.input(0).type())) + " data");
+    }
+}
+
+void segment_sum(ExtractContext& c) {
+    OutPort last = c.op("ReduceMax", "last_segment", {i64_of(c, "ids", c.input(1)), c.i64s("last_segment/axes", {0})},
+                        {{"keep_dims", true}});
+    const OutPort segments = c.op("Add", "segments", {last, c.i64s("one", {1})});
+    segment_reduce(c, c.input(0), c.input(1), segments, "sum", 0);
+}
+
+// UNSORTED_SEGMENT_*(data, ids, num_segments): ids of data's leading shape; the ones TFLite's
+// kernel skips (negative) are refused when they are constants.
+void unsorted_segment(ExtractContext& c, const char* reduction, double identity) {
+    OutPort data = c.input(0), ids = c.input(1);
+    const int64_t id_rank = ExtractContext::rank_of(ids);
+    if (id_rank != 1) {
+        const Shape d = static_shape(c, 0, "UNSORTED_SEGMENT data"), s = static_shape(c, 1, "UNSORTED_SEGMENT ids");
+        std::vector<int64_t> flat{product(s, 0, s.size())};
+        flat.insert(flat.end(), d.begin() + static_cast<std::ptrdiff_t>(s.size()), d.end());
+        data = reshape(c, "data/flat", data, flat);
+        ids = reshape(c, "ids/flat", ids, {flat[0]});
+    }
+    if (const Tensor* v = c.input_value(1))
+        for (int64_t id : v->to_i64())
+            if (id < 0) c.unsupported("a negative segment id (TFLite's kernel skips the row)");
+    const OutPort segments = c.op("Reshape", "segments", {i64_of(c, "num_segments", c.input(2)), c.i64s("segments/shape", {1})},
+                                  {{"special_zero", false}});
+    segment_reduce(c, data, ids, segments, reduction, identity);
+}
+
+}  // namespace
+
+void register_tflite_scatter_segment(ExtractorRegistry& r) {
+    // EMBEDDING_LOOKUP(ids, table): the rows of the table.
+    r.add({"tflite", "", "EMBEDDING_LOOKUP", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, c.op("Gather", "", {c.input(1), c.input(0), c.i64("axis", 0)}, {{"batch_dims", int64_t{0}}}));
+           }});
+    r.add({"tflite", "", "SCATTER_ND", 1, INT64_MAX, scatter_nd});
+    r.add({"tflite", "", "SEGMENT_SUM", 1, INT64_MAX, segment_sum});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_SUM", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "sum", 0); }});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_PROD", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "prod", 1); }});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_MAX", 1, INT64_MAX,
+           [](ExtractContext& c) { unsorted_segment(c, "max", extreme(c, true)); }});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_MIN", 1, INT64_MAX,
+           [](ExtractContext& c) { unsorted_segment(c, "min", extreme(c, false)); }});
+}
+
+}  // namespace mo

@@ -1,0 +1,231 @@
+// Writes the builtin-op fixtures of tests/e2e/data/tflite_builtins (model.tflite and input_<i>.npy
+// per directory, one directory per op family); scripts/tflite_outputs.js then runs the TFLite
+// interpreter on them for output_<i>.npy. Not run by CI:
+//   ./build/tests/mo-make-tflite-builtin-models tests/e2e/data/tflite_builtins
+//   NODE_PATH=... node scripts/tflite_outputs.js tests/e2e/data/tflite_builtins/*
+// Each operator is written as TFLite's converter writes it: the BuiltinOperator code, the input
+// order and the options table of TFLite's schema.fbs (an op without options has none). Inputs are
+// small fixed values with the cases each op's semantics turn on (ties, equal elements, zero rows,
+// duplicate indices, empty segments).
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/tflite_model_builder.hpp"
+#include "validate/npy.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using mo::Tensor;
+using mo::test::TfliteModelBuilder;
+using mo::test::TfliteOptions;
+using tflite::BuiltinOperator;
+using tflite::BuiltinOptions;
+using tflite::TensorType;
+using Fb = flatbuffers::FlatBufferBuilder;
+
+template <typename Make>
+TfliteOptions options(BuiltinOptions type, Make make) {
+    return [=](Fb& fb) { return std::make_pair(type, make(fb).Union()); };
+}
+
+void save(const TfliteModelBuilder& m, const fs::path& dir, const std::vector<Tensor>& inputs) {
+    fs::create_directories(dir);
+    const auto bytes = m.bytes();
+    std::FILE* f = std::fopen((dir / "model.tflite").c_str(), "wb");
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    for (size_t i = 0; i < inputs.size(); ++i)
+        mo::write_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
+    std::printf("%s: %zu bytes\n", dir.c_str(), bytes.size());
+}
+
+// An op output that is also a model output.
+int out(TfliteModelBuilder& m, const std::string& name, std::vector<int32_t> shape, TensorType t = TensorType::FLOAT32) {
+    const int k = m.tensor(name, std::move(shape), t);
+    m.output(k);
+    return k;
+}
+
+TfliteOptions reducer(bool keep) {
+    return options(BuiltinOptions::ReducerOptions, [=](Fb& fb) { return tflite::CreateReducerOptions(fb, keep); });
+}
+
+// EQUAL ... LESS_EQUAL of a [2, 3] against b [3] (broadcast, with equal elements), the logical
+// ops on their results, SELECT_V2, SELECT by rows (REDUCE_ANY), WHERE, REDUCE_ALL.
+void comparison(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int a = m.input("a", {2, 3}), b = m.input("b", {3});
+    const BuiltinOperator codes[] = {BuiltinOperator::EQUAL, BuiltinOperator::NOT_EQUAL, BuiltinOperator::GREATER,
+                                     BuiltinOperator::GREATER_EQUAL, BuiltinOperator::LESS, BuiltinOperator::LESS_EQUAL};
+    const char* names[] = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"};
+    int r[6];
+    for (int i = 0; i < 6; ++i) {
+        r[i] = out(m, names[i], {2, 3}, TensorType::BOOL);
+        m.op(codes[i], {a, b}, {r[i]});
+    }
+    m.op(BuiltinOperator::LOGICAL_AND, {r[3], r[5]}, {out(m, "logical_and", {2, 3}, TensorType::BOOL)});
+    m.op(BuiltinOperator::LOGICAL_OR, {r[2], r[4]}, {out(m, "logical_or", {2, 3}, TensorType::BOOL)});
+    m.op(BuiltinOperator::LOGICAL_NOT, {r[0]}, {out(m, "logical_not", {2, 3}, TensorType::BOOL)});
+    m.op(BuiltinOperator::SELECT_V2, {r[2], a, b}, {out(m, "select_v2", {2, 3})});
+    const int rows = m.tensor("rows", {2}, TensorType::BOOL);
+    m.op(BuiltinOperator::REDUCE_ANY, {r[0], m.constant_i32("rows/axis", {1}, {1})}, {rows}, reducer(false));
+    const int neg = m.tensor("neg", {2, 3});
+    m.op(BuiltinOperator::NEG, {a}, {neg});
+    m.op(BuiltinOperator::SELECT, {rows, a, neg}, {out(m, "select_rows", {2, 3})});
+    // WHERE gives int64, which the interpreter's JavaScript API does not read: CAST to int32.
+    const int where = m.tensor("where", {2, 2}, TensorType::INT64);
+    m.op(BuiltinOperator::WHERE, {r[2]}, {where});
+    m.op(BuiltinOperator::CAST, {where}, {out(m, "where_int32", {2, 2}, TensorType::INT32)});
+    m.op(BuiltinOperator::REDUCE_ALL, {r[3], m.constant_i32("all/axis", {1}, {0})}, {out(m, "reduce_all", {1, 3}, TensorType::BOOL)},
+         reducer(true));
+    // Row 0 has an element equal to b's, row 1 none: SELECT takes row 0 of a and row 1 of -a.
+    save(m, dir, {Tensor::from_vector<float>({1, 2, 3, 4, 5, -1}, {2, 3}), Tensor::from_vector<float>({2, 2, 0}, {3})});
+}
+
+// SIGN, SQUARE, ROUND (ties), GELU (erf and tanh), RELU_0_TO_1, FLOOR_DIV (float, int32 with
+// negatives), ADD_N, L2_NORMALIZATION (a zero row), REDUCE_PROD.
+void math(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {2, 4}), y = m.input("y", {2, 4}), i = m.input("i", {4}, TensorType::INT32),
+              j = m.input("j", {4}, TensorType::INT32), z = m.input("z", {2, 4});
+    m.op(BuiltinOperator::SIGN, {x}, {out(m, "sign", {2, 4})});
+    m.op(BuiltinOperator::SQUARE, {x}, {out(m, "square", {2, 4})});
+    m.op(BuiltinOperator::ROUND, {x}, {out(m, "round", {2, 4})});
+    m.op(BuiltinOperator::GELU, {x}, {out(m, "gelu", {2, 4})},
+         options(BuiltinOptions::GeluOptions, [](Fb& fb) { return tflite::CreateGeluOptions(fb, false); }));
+    m.op(BuiltinOperator::GELU, {x}, {out(m, "gelu_tanh", {2, 4})},
+         options(BuiltinOptions::GeluOptions, [](Fb& fb) { return tflite::CreateGeluOptions(fb, true); }));
+    m.op(BuiltinOperator::RELU_0_TO_1, {x}, {out(m, "relu_0_to_1", {2, 4})});
+    m.op(BuiltinOperator::FLOOR_DIV, {x, y}, {out(m, "floor_div", {2, 4})});
+    m.op(BuiltinOperator::FLOOR_DIV, {i, j}, {out(m, "floor_div_int", {4}, TensorType::INT32)});
+    m.op(BuiltinOperator::ADD_N, {x, y, z}, {out(m, "add_n", {2, 4})});
+    m.op(BuiltinOperator::L2_NORMALIZATION, {z}, {out(m, "l2_normalization", {2, 4})});
+    m.op(BuiltinOperator::REDUCE_PROD, {x, m.constant_i32("prod/axis", {1}, {1})}, {out(m, "reduce_prod", {2})}, reducer(false));
+    save(m, dir,
+         {Tensor::from_vector<float>({-2.5f, -0.5f, 0.f, 0.5f, 1.5f, 2.5f, 3.2f, -1.7f}, {2, 4}),
+          Tensor::from_vector<float>({2.f, -0.75f, 3.f, 0.25f, -2.f, 1.5f, 1.f, 0.5f}, {2, 4}),
+          Tensor::from_vector<int32_t>({7, -7, 7, -8}, {4}), Tensor::from_vector<int32_t>({2, 2, -2, 3}, {4}),
+          Tensor::from_vector<float>({0.f, 0.f, 0.f, 0.f, 3.f, -4.f, 1e-3f, 2.f}, {2, 4})});
+}
+
+// SHAPE, RANK, FILL, ZEROS_LIKE, BROADCAST_ARGS, RANGE, REVERSE_V2, REVERSE_SEQUENCE,
+// MATRIX_DIAG, CUMSUM (plain, exclusive + reverse), ONE_HOT, TOPK_V2 (ties), UNIQUE.
+void tensor(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {2, 3, 4}), b = m.input("b", {3, 1}), limit = m.input("limit", {}),
+              idx = m.input("idx", {5}, TensorType::INT32);
+    const int shape = out(m, "shape", {3}, TensorType::INT32);
+    m.op(BuiltinOperator::SHAPE, {x}, {shape},
+         options(BuiltinOptions::ShapeOptions, [](Fb& fb) { return tflite::CreateShapeOptions(fb, TensorType::INT32); }));
+    m.op(BuiltinOperator::RANK, {x}, {out(m, "rank", {}, TensorType::INT32)});
+    m.op(BuiltinOperator::FILL, {m.constant_i32("fill/dims", {2}, {2, 2}), limit}, {out(m, "fill", {2, 2})});
+    m.op(BuiltinOperator::ZEROS_LIKE, {b}, {out(m, "zeros_like", {3, 1})});
+    m.op(BuiltinOperator::BROADCAST_ARGS, {shape, m.constant_i32("args/other", {2}, {1, 4})},
+         {out(m, "broadcast_args", {3}, TensorType::INT32)});
+    m.op(BuiltinOperator::RANGE, {m.constant("range/start", {}, {0.5f}), limit, m.constant("range/delta", {}, {0.75f})},
+         {out(m, "range", {4})});
+    m.op(BuiltinOperator::REVERSE_V2, {x, m.constant_i32("reverse/axes", {1}, {2})}, {out(m, "reverse_v2", {2, 3, 4})});
+    m.op(BuiltinOperator::REVERSE_SEQUENCE, {x, m.constant_i32("seq/lengths", {2}, {3, 1})}, {out(m, "reverse_sequence", {2, 3, 4})},
+         options(BuiltinOptions::ReverseSequenceOptions,
+                 [](Fb& fb) { return tflite::CreateReverseSequenceOptions(fb, 2, 0); }));
+    m.op(BuiltinOperator::MATRIX_DIAG, {b}, {out(m, "matrix_diag", {3, 1, 1})});
+    m.op(BuiltinOperator::CUMSUM, {x, m.constant_i32("cumsum/axis", {}, {1})}, {out(m, "cumsum", {2, 3, 4})});
+    m.op(BuiltinOperator::CUMSUM, {x, m.constant_i32("cumsum2/axis", {}, {2})}, {out(m, "cumsum_exclusive_reverse", {2, 3, 4})},
+         options(BuiltinOptions::CumsumOptions, [](Fb& fb) { return tflite::CreateCumsumOptions(fb, true, true); }));
+    m.op(BuiltinOperator::ONE_HOT,
+         {idx, m.constant_i32("one_hot/depth", {}, {4}), m.constant("one_hot/on", {}, {1.f}), m.constant("one_hot/off", {}, {-1.f})},
+         {out(m, "one_hot", {5, 4})},
+         options(BuiltinOptions::OneHotOptions, [](Fb& fb) { return tflite::CreateOneHotOptions(fb, -1); }));
+    m.op(BuiltinOperator::TOPK_V2, {x, m.constant_i32("topk/k", {}, {2})},
+         {out(m, "topk_values", {2, 3, 2}), out(m, "topk_indices", {2, 3, 2}, TensorType::INT32)});
+    m.op(BuiltinOperator::UNIQUE, {idx}, {out(m, "unique", {3}, TensorType::INT32), out(m, "unique_index", {5}, TensorType::INT32)},
+         options(BuiltinOptions::UniqueOptions, [](Fb& fb) { return tflite::CreateUniqueOptions(fb, TensorType::INT32); }));
+    // Equal values within rows, at the top-2 boundary too: TopK takes the lower index first.
+    const std::vector<float> xv{1, 3, 3, 0, 2, 2, 2, 1, 0, -1, 4, 4, -2, 5, -2, 5, 3, 1, 3, 1, 0, 0, 0, 0};
+    save(m, dir,
+         {Tensor::from_vector<float>(xv, {2, 3, 4}), Tensor::from_vector<float>({1.5f, -2.f, 0.25f}, {3, 1}),
+          Tensor::scalar<float>(3.2f), Tensor::from_vector<int32_t>({3, 1, 3, 0, 1}, {5})});
+}
+
+// EMBEDDING_LOOKUP, SCATTER_ND (a duplicate index: its updates add up), SEGMENT_SUM (TFLite's
+// kernel takes ids that step by 0 or 1), UNSORTED_SEGMENT_SUM / PROD / MAX / MIN (empty segments).
+void scatter_segment(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int ids = m.input("ids", {3}, TensorType::INT32), updates = m.input("updates", {3, 2}), data = m.input("data", {5, 2});
+    m.op(BuiltinOperator::EMBEDDING_LOOKUP, {ids, m.constant("table", {4, 2}, {0.f, 1.f, 10.f, 11.f, 20.f, 21.f, 30.f, 31.f})},
+         {out(m, "embedding_lookup", {3, 2})});
+    m.op(BuiltinOperator::SCATTER_ND,
+         {m.constant_i32("scatter/indices", {3, 1}, {1, 3, 1}), updates, m.constant_i32("scatter/shape", {2}, {4, 2})},
+         {out(m, "scatter_nd", {4, 2})});
+    m.op(BuiltinOperator::SEGMENT_SUM, {data, m.constant_i32("segment/ids", {5}, {0, 0, 1, 2, 2})}, {out(m, "segment_sum", {3, 2})});
+    const BuiltinOperator unsorted[] = {BuiltinOperator::UNSORTED_SEGMENT_SUM, BuiltinOperator::UNSORTED_SEGMENT_PROD,
+                                        BuiltinOperator::UNSORTED_SEGMENT_MAX, BuiltinOperator::UNSORTED_SEGMENT_MIN};
+    const char* names[] = {"unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min"};
+    const int segment_ids = m.constant_i32("unsorted/ids", {5}, {2, 0, 2, 4, 0}), segments = m.constant_i32("unsorted/num", {}, {5});
+    for (int k = 0; k < 4; ++k) m.op(unsorted[k], {data, segment_ids, segments}, {out(m, names[k], {5, 2})});
+    save(m, dir,
+         {Tensor::from_vector<int32_t>({2, 0, 2}, {3}), Tensor::from_vector<float>({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {3, 2}),
+          Tensor::from_vector<float>({1.f, -2.f, 3.f, 4.f, -5.f, 6.f, 7.f, 0.5f, 2.f, -1.f}, {5, 2})});
+}
+
+TfliteOptions pool(tflite::Padding padding, int stride, int filter) {
+    return options(BuiltinOptions::Pool2DOptions, [=](Fb& fb) {
+        return tflite::CreatePool2DOptions(fb, padding, stride, stride, filter, filter);
+    });
+}
+
+// SPACE_TO_BATCH_ND (padded), BATCH_TO_SPACE_ND (cropped), L2_POOL_2D (SAME, a partial window),
+// LOCAL_RESPONSE_NORMALIZATION.
+void spatial(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {1, 4, 4, 5}), z = m.input("z", {4, 2, 3, 1});
+    m.op(BuiltinOperator::SPACE_TO_BATCH_ND,
+         {x, m.constant_i32("s2b/block", {2}, {2, 2}), m.constant_i32("s2b/pads", {2, 2}, {0, 0, 1, 1})},
+         {out(m, "space_to_batch_nd", {4, 2, 3, 5})});
+    m.op(BuiltinOperator::BATCH_TO_SPACE_ND,
+         {z, m.constant_i32("b2s/block", {2}, {2, 2}), m.constant_i32("b2s/crops", {2, 2}, {1, 0, 0, 1})},
+         {out(m, "batch_to_space_nd", {1, 3, 5, 1})});
+    m.op(BuiltinOperator::L2_POOL_2D, {x}, {out(m, "l2_pool_2d", {1, 2, 2, 5})}, pool(tflite::Padding::SAME, 3, 3));
+    m.op(BuiltinOperator::LOCAL_RESPONSE_NORMALIZATION, {x}, {out(m, "local_response_normalization", {1, 4, 4, 5})},
+         options(BuiltinOptions::LocalResponseNormalizationOptions,
+                 [](Fb& fb) { return tflite::CreateLocalResponseNormalizationOptions(fb, 1, 1.5f, 0.25f, 0.75f); }));
+    std::vector<float> xv, zv;
+    for (int k = 0; k < 80; ++k) xv.push_back(static_cast<float>((k * 7) % 13) / 4.f - 1.f);
+    for (int k = 0; k < 24; ++k) zv.push_back(static_cast<float>(k));
+    save(m, dir, {Tensor::from_vector<float>(xv, {1, 4, 4, 5}), Tensor::from_vector<float>(zv, {4, 2, 3, 1})});
+}
+
+// RFFT2D (the last axis zero-padded from 6 to 8) read by COMPLEX_ABS, REAL and IMAG.
+void fft(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {2, 4, 6});
+    const int spectrum = m.tensor("spectrum", {2, 4, 5}, TensorType::COMPLEX64);
+    m.op(BuiltinOperator::RFFT2D, {x, m.constant_i32("fft_length", {2}, {4, 8})}, {spectrum});
+    m.op(BuiltinOperator::COMPLEX_ABS, {spectrum}, {out(m, "complex_abs", {2, 4, 5})});
+    m.op(BuiltinOperator::REAL, {spectrum}, {out(m, "real", {2, 4, 5})});
+    m.op(BuiltinOperator::IMAG, {spectrum}, {out(m, "imag", {2, 4, 5})});
+    std::vector<float> xv;
+    for (int k = 0; k < 48; ++k) xv.push_back(static_cast<float>((k * 11) % 9) - 4.f);
+    save(m, dir, {Tensor::from_vector<float>(xv, {2, 4, 6})});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+        return 2;
+    }
+    const fs::path root = argv[1];
+    comparison(root / "comparison");
+    math(root / "math");
+    tensor(root / "tensor");
+    scatter_segment(root / "scatter_segment");
+    spatial(root / "spatial");
+    fft(root / "fft");
+    return 0;
+}

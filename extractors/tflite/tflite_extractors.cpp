@@ -15,6 +15,7 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_scatter_segment(r);
     register_tflite_spatial(r);
     register_tflite_fft(r);
+    register_tflite_recurrent(r);
 }
 
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/infer.hpp"
 #include "core/mapped_file.hpp"
 #include "loaders/input_overrides.hpp"
 #include "loaders/tflite/tflite_attributes.hpp"
@@ -169,6 +170,8 @@ private:
         const std::string name = tensor_name(t, index);
         const std::string at = "tensor '" + name + "' in " + path_;
         const auto bytes = buffer_bytes(t.buffer(), at);
+        // A variable without data (an LSTM's state) holds zeros at the first invocation.
+        if (bytes.empty() && t.is_variable()) return variable_zeros(index, t, name, at);
         if (bytes.empty()) return std::nullopt;
         const PartialShape shape = shape_of(t, at);
         if (!shape.is_static()) throw Error("a constant tensor has a dynamic shape", at, "re-export the model");
@@ -192,6 +195,24 @@ private:
         if (auto q = quantization(index, where))
             producers_[index] = quantization_node(kDequantizeStored, c.out(0), q, name, "dequantized");
         return producers_[index];
+    }
+
+    // A zero Constant for variable tensor `index`: the value TFLite gives a variable before the
+    // first invocation writes it (the IR computes one invocation from that state).
+    OutPort variable_zeros(int32_t index, const tflite::Tensor& t, const std::string& name, const std::string& at) {
+        const PartialShape shape = shape_of(t, at);
+        if (!shape.is_static()) throw Error("a variable tensor has a dynamic shape", at, "re-export the model");
+        const ElementType type = element_type(t.type(), at);
+        const Shape s = shape.to_shape();
+        const int64_t elements = located(at, [&] { return shape_size(s); });
+        if (!fits_max_folded_bytes(type, elements))
+            throw Error("the variable tensor has " + std::to_string(elements) + " elements, more than --max_constant_size (" +
+                            std::to_string(max_folded_bytes()) + " bytes)",
+                        at, "raise --max_constant_size if the model is genuine");
+        Node c = graph_->add_constant(unique(name), Tensor::allocate(type, s));
+        c.out(0).names() = {name};
+        producers_[index] = c.out(0);
+        return c.out(0);
     }
 
     // The quantization of tensor `index` as the attributes of a quantization node, or null;

@@ -213,6 +213,62 @@ void fft(const fs::path& dir) {
     save(m, dir, {Tensor::from_vector<float>(xv, {2, 4, 6})});
 }
 
+// The weights of one LSTM direction: input weights [4][cell, input], recurrent [4][cell, cell]
+// and biases [4][cell] (gates i, f, c, o), fixed sixteenths in [-0.5, 0.5] (forget biases + 1).
+std::vector<int32_t> lstm_weights(TfliteModelBuilder& m, const std::string& prefix, int32_t cell, int32_t input, int seed) {
+    std::vector<int32_t> t;
+    int k = seed;
+    auto values = [&](size_t n) {
+        std::vector<float> v(n);
+        for (float& x : v) x = static_cast<float>((k++ * 37) % 17) / 16.f - 0.5f;  // exact in f16
+        return v;
+    };
+    const char* gates[] = {"input", "forget", "cell", "output"};
+    for (const char* g : gates)
+        t.push_back(m.constant(prefix + g + "_w", {cell, input}, values(static_cast<size_t>(cell * input))));
+    for (const char* g : gates)
+        t.push_back(m.constant(prefix + g + "_r", {cell, cell}, values(static_cast<size_t>(cell * cell))));
+    for (int p = 0; p < 3; ++p) t.push_back(-1);  // no peepholes
+    for (const char* g : gates) {
+        std::vector<float> b = values(static_cast<size_t>(cell));
+        if (std::string(g) == "forget")
+            for (float& x : b) x += 1.f;
+        t.push_back(m.constant(prefix + g + "_b", {cell}, b));
+    }
+    t.push_back(-1);  // no projection
+    t.push_back(-1);
+    return t;
+}
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM (batch-major, TANH) and BIDIRECTIONAL_SEQUENCE_LSTM (time-major,
+// separate outputs), 3 steps of 3 features, 4 cells, zero initial states (variables).
+void lstm(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {2, 3, 3}), xt = m.input("x_time_major", {3, 2, 3});
+    std::vector<int32_t> in{x};
+    const auto w = lstm_weights(m, "uni/", 4, 3, 1);
+    in.insert(in.end(), w.begin(), w.end());
+    in.push_back(m.variable("uni/output_state", {2, 4}));
+    in.push_back(m.variable("uni/cell_state", {2, 4}));
+    m.op(BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM, in, {out(m, "unidirectional", {2, 3, 4})},
+         options(BuiltinOptions::UnidirectionalSequenceLSTMOptions, [](Fb& fb) {
+             return tflite::CreateUnidirectionalSequenceLSTMOptions(fb, tflite::ActivationFunctionType::TANH, 0.f, 0.f, false);
+         }));
+    std::vector<int32_t> bi{xt};
+    const auto fw = lstm_weights(m, "fw/", 4, 3, 5), bw = lstm_weights(m, "bw/", 4, 3, 9);
+    bi.insert(bi.end(), fw.begin(), fw.end());
+    bi.insert(bi.end(), bw.begin(), bw.end());
+    for (const char* s : {"fw/output_state", "fw/cell_state", "bw/output_state", "bw/cell_state"}) bi.push_back(m.variable(s, {2, 4}));
+    for (int a = 39; a < 48; ++a) bi.push_back(-1);  // no auxiliary input
+    m.op(BuiltinOperator::BIDIRECTIONAL_SEQUENCE_LSTM, bi, {out(m, "forward", {3, 2, 4}), out(m, "backward", {3, 2, 4})},
+         options(BuiltinOptions::BidirectionalSequenceLSTMOptions, [](Fb& fb) {
+             return tflite::CreateBidirectionalSequenceLSTMOptions(fb, tflite::ActivationFunctionType::TANH, 0.f, 0.f, false, true);
+         }));
+    std::vector<float> xv;
+    for (int k = 0; k < 18; ++k) xv.push_back(static_cast<float>((k * 5) % 11) / 5.f - 1.f);
+    save(m, dir, {Tensor::from_vector<float>(xv, {2, 3, 3}), Tensor::from_vector<float>(xv, {3, 2, 3})});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -227,5 +283,6 @@ int main(int argc, char** argv) {
     scatter_segment(root / "scatter_segment");
     spatial(root / "spatial");
     fft(root / "fft");
+    lstm(root / "lstm");
     return 0;
 }

@@ -18,6 +18,12 @@ int TfliteModelBuilder::input(const std::string& name, std::vector<int32_t> shap
     return t;
 }
 
+int TfliteModelBuilder::variable(const std::string& name, std::vector<int32_t> shape) {
+    int t = tensor(name, std::move(shape));
+    tensors_.back().is_variable = true;
+    return t;
+}
+
 int TfliteModelBuilder::add_buffer(const void* data, size_t size) {
     std::vector<uint8_t> b(size);
     std::memcpy(b.data(), data, size);
@@ -106,7 +112,7 @@ std::vector<uint8_t> TfliteModelBuilder::bytes() const {
                                                                 tflite::QuantizationDetails::NONE, 0,
                                                                 t.quantized_dimension);
         tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name),
-                                               quantization, false, sparsity));
+                                               quantization, t.is_variable, sparsity));
     }
     // One operator code per op, in op order (simple, and valid: codes may repeat).
     std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes;

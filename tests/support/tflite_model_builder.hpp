@@ -25,6 +25,8 @@ public:
     // A tensor without data (an operator's output); returns its index.
     int tensor(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
     int input(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
+    // A variable tensor without data (an LSTM's state: TFLite starts it at zero).
+    int variable(const std::string& name, std::vector<int32_t> shape);
     int constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
     int constant_i32(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& values);
     // A constant of any type from its raw little-endian bytes.
@@ -67,6 +69,7 @@ private:
         std::vector<float> scale;
         std::vector<int64_t> zero_point;
         int32_t quantized_dimension = 0;
+        bool is_variable = false;
     };
     struct OpDef {
         int32_t builtin;

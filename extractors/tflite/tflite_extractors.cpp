@@ -16,6 +16,7 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_spatial(r);
     register_tflite_fft(r);
     register_tflite_recurrent(r);
+    register_tflite_nms(r);
 }
 
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix) {

@@ -26,7 +26,8 @@ void register_tflite_tensor(ExtractorRegistry& r);       // SHAPE, FILL, RANGE, 
 void register_tflite_scatter_segment(ExtractorRegistry& r); // EMBEDDING_LOOKUP, SCATTER_ND, segment sums
 void register_tflite_spatial(ExtractorRegistry& r);      // SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, L2_POOL_2D, LRN
 void register_tflite_fft(ExtractorRegistry& r);          // RFFT2D, COMPLEX_ABS, REAL, IMAG
-void register_tflite_recurrent(ExtractorRegistry& r);    // UNIDIRECTIONAL_ and BIDIRECTIONAL_SEQUENCE_LSTM
+void register_tflite_recurrent(ExtractorRegistry& r);    // RNN, UNIDIRECTIONAL_SEQUENCE_RNN, the sequence LSTMs
+void register_tflite_nms(ExtractorRegistry& r);          // NON_MAX_SUPPRESSION_V4, _V5
 
 // (scale, zero point) of output j when the loader quantized it (per tensor), else nullopt.
 std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j);

@@ -1,3 +1,5 @@
+// RNN and UNIDIRECTIONAL_SEQUENCE_RNN (h = act(x W^T + h R^T + b); one step as MatMuls, a
+// sequence as RNNSequence-5), and
 // UNIDIRECTIONAL_SEQUENCE_LSTM and BIDIRECTIONAL_SEQUENCE_LSTM (TFLite's kernels
 // tensorflow/lite/kernels/{unidirectional,bidirectional}_sequence_lstm.cc, the input order of
 // lstm_shared.h) as LSTMSequence-5. Per direction the op reads 4 input weights [cell, input], 4
@@ -28,7 +30,7 @@ std::string activation_of(ExtractContext& c) {
         case 4: return "tanh";
         case 1: return "relu";
         default:
-            c.unsupported("an LSTM whose activation is not TANH or RELU (fused_activation_function " +
+            c.unsupported("a recurrent op whose activation is not TANH or RELU (fused_activation_function " +
                           std::to_string(c.i("fused_activation_function", 0)) + ")");
     }
 }
@@ -110,9 +112,39 @@ void bidirectional(ExtractContext& c) {
     c.set_output(1, batch_major(c, "backward_output", bw, time_major));
 }
 
+// RNN(x [B, I], weights [U, I], recurrent [U, U], bias [U], hidden state [B, U]): one step.
+void rnn(ExtractContext& c) {
+    const AttrMap transposed{{"transpose_a", false}, {"transpose_b", true}};
+    OutPort y = c.op("Add", "sum", {c.op("MatMul", "input", {c.input(0), c.input(1)}, transposed),
+                                    c.op("MatMul", "recurrent", {c.input(4), c.input(2)}, transposed)});
+    y = c.op("Add", "biased", {y, c.input(3)});
+    c.set_output(0, tflite_activation(c, y, "activation"));
+}
+
+// UNIDIRECTIONAL_SEQUENCE_RNN(x, weights, recurrent, bias, hidden state; time_major, activation).
+void sequence_rnn(ExtractContext& c) {
+    const bool time_major = c.i("time_major", 0) != 0;
+    const OutPort x = batch_major(c, "batch_major", c.input(0), time_major);
+    const PartialShape& w = c.input(1).shape();
+    if (!w.rank_is_static() || w.rank() != 2 || !w[0].is_static())
+        c.fail("the weights must be a 2-D [units, input] tensor", "the model is corrupt; re-export it");
+    const OutPort batch = unsqueeze(c, "batch", c.dim("batch_size", x, 0), 0);
+    const OutPort lengths = c.op("Broadcast", "lengths", {c.dim("steps", x, 1), batch}, {{"mode", std::string("numpy")}});
+    Node n = c.add("RNNSequence", "rnn",
+                   {x, unsqueeze(c, "h0", c.input(4), 1), lengths, unsqueeze(c, "W", c.input(1), 0),
+                    unsqueeze(c, "R", c.input(2), 0), unsqueeze(c, "B", c.input(3), 0)},
+                   {{"hidden_size", w[0].get_length()}, {"direction", std::string("forward")},
+                    {"activations", std::vector<std::string>{activation_of(c)}}, {"clip", 0.0}});
+    n.set_output_count(2);
+    const OutPort y = c.op("Squeeze", "y", {n.out(0), c.i64s("y/axes", {1})});
+    c.set_output(0, batch_major(c, "", y, time_major));
+}
+
 }  // namespace
 
 void register_tflite_recurrent(ExtractorRegistry& r) {
+    r.add({"tflite", "", "RNN", 1, INT64_MAX, rnn});
+    r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_RNN", 1, INT64_MAX, sequence_rnn});
     r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", 1, INT64_MAX, unidirectional});
     r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_LSTM", 1, INT64_MAX, bidirectional});
 }

@@ -1,4 +1,4 @@
-// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, SCATTER_ND, SEGMENT_SUM,
+// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, SCATTER_ND, SPARSE_TO_DENSE, SEGMENT_SUM,
 // UNSORTED_SEGMENT_SUM / PROD / MAX / MIN. The accumulating ones are ScatterElementsUpdate-12
 // with a reduction on a tensor of the reduction's identity, so repeated indices accumulate as in
 // TFLite (ScatterNDUpdate would keep one of them).
@@ -66,6 +66,22 @@ void scatter_nd(ExtractContext& c) {
                          {{"special_zero", false}}));
 }
 
+// SPARSE_TO_DENSE(indices [n, k] or [n] or a scalar, output_shape, values [n] or a scalar,
+// default_value): default_value everywhere but at the indices (ScatterNDUpdate: TFLite refuses
+// repeated indices when validate_indices is set, and keeps the last otherwise).
+void sparse_to_dense(ExtractContext& c) {
+    OutPort indices = i64_of(c, "indices", c.input(0));
+    const int64_t rank = ExtractContext::rank_of(c.input(0));
+    if (rank < 0 || rank > 2) c.unsupported("SPARSE_TO_DENSE with indices of rank other than 0, 1 or 2");
+    if (rank < 2) indices = reshape(c, "indices/rows", indices, {-1, 1});
+    const OutPort dense = c.op("Broadcast", "default", {c.input(3), c.input(1)}, {{"mode", std::string("numpy")}});
+    const OutPort count = c.op("Slice", "count", {c.op("ShapeOf", "index_shape", {indices}, {{"output_type", ElementType::i64}}),
+                                                  c.i64s("count/start", {0}), c.i64s("count/stop", {1}), c.i64s("count/step", {1}),
+                                                  c.i64s("count/axes", {0})});
+    const OutPort values = c.op("Broadcast", "values", {c.input(2), count}, {{"mode", std::string("numpy")}});
+    c.set_output(0, c.op("ScatterNDUpdate", "", {dense, indices, values}));
+}
+
 // Segment reductions of data [n, ...] by ids [n] into `segments` rows ([1] i64): the reduction's
 // identity where no id points (TFLite's initial value), else the reduction of the rows there.
 void segment_reduce(ExtractContext& c, const OutPort& data, const OutPort& ids, const OutPort& segments,
@@ -131,6 +147,7 @@ void register_tflite_scatter_segment(ExtractorRegistry& r) {
                c.set_output(0, c.op("Gather", "", {c.input(1), c.input(0), c.i64("axis", 0)}, {{"batch_dims", int64_t{0}}}));
            }});
     r.add({"tflite", "", "SCATTER_ND", 1, INT64_MAX, scatter_nd});
+    r.add({"tflite", "", "SPARSE_TO_DENSE", 1, INT64_MAX, sparse_to_dense});
     r.add({"tflite", "", "SEGMENT_SUM", 1, INT64_MAX, segment_sum});
     r.add({"tflite", "", "UNSORTED_SEGMENT_SUM", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "sum", 0); }});
     r.add({"tflite", "", "UNSORTED_SEGMENT_PROD", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "prod", 1); }});

@@ -1,5 +1,5 @@
 // Tensors made, reordered or ranked: SHAPE, RANK, FILL, ZEROS_LIKE, BROADCAST_TO, BROADCAST_ARGS,
-// RANGE, REVERSE_V2, REVERSE_SEQUENCE, MATRIX_DIAG, CUMSUM, ONE_HOT, TOPK_V2, UNIQUE.
+// RANGE, REVERSE_V2, REVERSE_SEQUENCE, MATRIX_DIAG, MATRIX_SET_DIAG, CUMSUM, ONE_HOT, TOPK_V2, UNIQUE.
 #include <limits>
 
 #include "extractors/tflite/tflite_extractors.hpp"
@@ -63,6 +63,26 @@ void matrix_diag(ExtractContext& c) {
                          {{"auto_broadcast", std::string("numpy")}}));
 }
 
+// MATRIX_SET_DIAG(x [..., M, N], diagonal [..., min(M, N)]): x with its main diagonal replaced.
+void matrix_set_diag(ExtractContext& c) {
+    const PartialShape& s = c.input(0).shape();
+    if (!s.rank_is_static() || s.rank() < 2 || !s[s.rank() - 1].is_static() || !s[s.rank() - 2].is_static())
+        c.unsupported("MATRIX_SET_DIAG of an input whose last two dimensions are not known at conversion");
+    const int64_t m = s[s.rank() - 2].get_length(), n = s[s.rank() - 1].get_length();
+    std::vector<bool> eye(static_cast<size_t>(m * n));
+    for (int64_t i = 0; i < std::min(m, n); ++i) eye[static_cast<size_t>(i * n + i)] = true;
+    OutPort column = c.op("Unsqueeze", "column", {c.input(1), c.i64s("column/axes", {-1})});
+    if (m > n) {  // rows past the diagonal's length: any value, the mask leaves them out
+        const int64_t rank = static_cast<int64_t>(s.rank());
+        std::vector<int64_t> begin(static_cast<size_t>(rank), 0), end(static_cast<size_t>(rank), 0);
+        end[static_cast<size_t>(rank - 2)] = m - n;
+        column = c.op("Pad", "rows", {column, c.i64s("rows/begin", begin), c.i64s("rows/end", end)},
+                      {{"pad_mode", std::string("constant")}});
+    }
+    c.set_output(0, c.op("Select", "", {c.constant("diagonal", Tensor::from_vector<bool>(eye, {m, n})), column, c.input(0)},
+                         {{"auto_broadcast", std::string("numpy")}}));
+}
+
 // TOPK_V2(x, k): the k largest along the last axis, sorted; equal values lower index first.
 void topk(ExtractContext& c) {
     Node n = c.add("TopK", "", {c.input(0), c.input(1)},
@@ -117,6 +137,7 @@ void register_tflite_tensor(ExtractorRegistry& r) {
                                     {{"seq_axis", c.i("seq_dim", 0)}, {"batch_axis", c.i("batch_dim", 0)}}));
            }});
     r.add({"tflite", "", "MATRIX_DIAG", 1, INT64_MAX, matrix_diag});
+    r.add({"tflite", "", "MATRIX_SET_DIAG", 1, INT64_MAX, matrix_set_diag});
     // CUMSUM(x, axis; exclusive, reverse)
     r.add({"tflite", "", "CUMSUM", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("CumSum", "", {c.input(0), c.input(1)},

@@ -269,6 +269,59 @@ void lstm(const fs::path& dir) {
     save(m, dir, {Tensor::from_vector<float>(xv, {2, 3, 3}), Tensor::from_vector<float>(xv, {3, 2, 3})});
 }
 
+// BUCKETIZE, FAKE_QUANT (a value on a tie of the grid), MATRIX_SET_DIAG (more rows than
+// columns), SPARSE_TO_DENSE, NON_MAX_SUPPRESSION_V4 and V5 (an IoU equal to the threshold), RNN
+// and UNIDIRECTIONAL_SEQUENCE_RNN (time-major, RELU).
+void more(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {2, 4}), boxes = m.input("boxes", {5, 4}), scores = m.input("scores", {5}),
+              s = m.input("sequence", {3, 2, 2});
+    m.op(BuiltinOperator::BUCKETIZE, {x}, {out(m, "bucketize", {2, 4}, TensorType::INT32)},
+         options(BuiltinOptions::BucketizeOptions,
+                 [](Fb& fb) { return tflite::CreateBucketizeOptions(fb, fb.CreateVector(std::vector<float>{-1.f, 0.f, 0.5f, 2.f})); }));
+    m.op(BuiltinOperator::FAKE_QUANT, {x}, {out(m, "fake_quant", {2, 4})},
+         options(BuiltinOptions::FakeQuantOptions, [](Fb& fb) { return tflite::CreateFakeQuantOptions(fb, -1.f, 2.f, 4, false); }));
+    m.op(BuiltinOperator::MATRIX_SET_DIAG, {m.constant("matrix", {3, 2}, {1, 2, 3, 4, 5, 6}), m.constant("diagonal", {2}, {-1, -2})},
+         {out(m, "matrix_set_diag", {3, 2})});
+    // (The matrix is a constant: x's rows are the diagonal of a second one.)
+    m.op(BuiltinOperator::MATRIX_SET_DIAG, {m.constant("square", {2, 4, 4}, std::vector<float>(32, 7.f)), x},
+         {out(m, "matrix_set_diag_x", {2, 4, 4})});
+    m.op(BuiltinOperator::SPARSE_TO_DENSE,
+         {m.constant_i32("sparse/indices", {3, 2}, {0, 1, 2, 3, 1, 0}), m.constant_i32("sparse/shape", {2}, {3, 4}),
+          m.constant("sparse/values", {3}, {5, 6, 7}), m.constant("sparse/default", {}, {-1})},
+         {out(m, "sparse_to_dense", {3, 4})},
+         options(BuiltinOptions::SparseToDenseOptions, [](Fb& fb) { return tflite::CreateSparseToDenseOptions(fb, false); }));
+    const int max_out = m.constant_i32("nms/max", {}, {4}), iou = m.constant("nms/iou", {}, {0.5f}),
+              score = m.constant("nms/score", {}, {0.1f});
+    m.op(BuiltinOperator::NON_MAX_SUPPRESSION_V4, {boxes, scores, max_out, iou, score},
+         {out(m, "nms_v4_indices", {4}, TensorType::INT32), out(m, "nms_v4_count", {}, TensorType::INT32)});
+    m.op(BuiltinOperator::NON_MAX_SUPPRESSION_V5, {boxes, scores, max_out, iou, score, m.constant("nms/sigma", {}, {0.f})},
+         {out(m, "nms_v5_indices", {4}, TensorType::INT32), out(m, "nms_v5_scores", {4}),
+          out(m, "nms_v5_count", {}, TensorType::INT32)});
+    m.op(BuiltinOperator::RNN,
+         {x, m.constant("rnn/w", {3, 4}, {0.5f, -0.25f, 0.125f, 1.f, -0.5f, 0.75f, 0.25f, -1.f, 0.f, 0.5f, -0.75f, 0.25f}),
+          m.constant("rnn/r", {3, 3}, {0.25f, -0.5f, 0.f, 0.5f, 0.25f, -0.25f, 0.f, 0.125f, 0.5f}),
+          m.constant("rnn/b", {3}, {0.125f, -0.25f, 0.375f}), m.variable("rnn/state", {2, 3})},
+         {out(m, "rnn", {2, 3})},
+         options(BuiltinOptions::RNNOptions,
+                 [](Fb& fb) { return tflite::CreateRNNOptions(fb, tflite::ActivationFunctionType::TANH); }));
+    m.op(BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_RNN,
+         {s, m.constant("seq_rnn/w", {3, 2}, {0.5f, -0.25f, 1.f, 0.75f, -0.5f, 0.25f}),
+          m.constant("seq_rnn/r", {3, 3}, {0.25f, -0.5f, 0.f, 0.5f, 0.25f, -0.25f, 0.f, 0.125f, 0.5f}),
+          m.constant("seq_rnn/b", {3}, {0.125f, -0.25f, 0.375f}), m.variable("seq_rnn/state", {2, 3})},
+         {out(m, "sequence_rnn", {3, 2, 3})},
+         options(BuiltinOptions::SequenceRNNOptions,
+                 [](Fb& fb) { return tflite::CreateSequenceRNNOptions(fb, true, tflite::ActivationFunctionType::RELU); }));
+    // Box 1 overlaps box 0 with IoU exactly 0.5 (TFLite suppresses at the threshold), box 3 box 2
+    // with IoU 0.6; box 4's score is under the threshold. FAKE_QUANT's grid (-1, 2, 4 bits) has
+    // steps of 0.2 from -1: 0.5 is a tie (7.5 steps), rounded up.
+    save(m, dir,
+         {Tensor::from_vector<float>({-1.5f, -1.f, 0.f, 0.25f, 0.5f, 1.25f, 2.f, 3.f}, {2, 4}),
+          Tensor::from_vector<float>({0, 0, 2, 2, 0, 0, 2, 1, 5, 5, 6, 7, 5, 5.5f, 6, 7.5f, 0, 0, 1, 1}, {5, 4}),
+          Tensor::from_vector<float>({0.9f, 0.8f, 0.7f, 0.6f, 0.05f}, {5}),
+          Tensor::from_vector<float>({0.5f, -1.f, 1.f, 0.25f, -0.5f, 2.f, 0.75f, 0.f, 1.5f, -1.5f, 0.f, 1.f}, {3, 2, 2})});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -284,5 +337,6 @@ int main(int argc, char** argv) {
     spatial(root / "spatial");
     fft(root / "fft");
     lstm(root / "lstm");
+    more(root / "more");
     return 0;
 }

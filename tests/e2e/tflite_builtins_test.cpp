@@ -1,7 +1,7 @@
 // TFLite builtin operators against the TFLite interpreter's outputs (tests/e2e/data/tflite_builtins,
 // written by make_tflite_builtin_models.cpp, outputs by scripts/tflite_outputs.js with the
 // WebAssembly build of @tensorflow/tfjs-tflite 0.0.1-alpha.10), one model per op family; and,
-// for an op that interpreter lacks (BROADCAST_TO), values worked by hand. Integer and bool
+// for an op that interpreter lacks (BROADCAST_TO, RIGHT_SHIFT), values worked by hand. Integer and bool
 // outputs must be equal, float outputs within 1e-5 (absolute and relative), with and without f16
 // compression of the weights (f16 changes none of these models' constants beyond that).
 #include <gtest/gtest.h>
@@ -103,6 +103,20 @@ TEST(TfliteBuiltinsByHand, BroadcastTo) {
         for (double v : {1.5, -2.0, 0.25})
             for (int k = 0; k < 4; ++k) want.push_back(v);
     EXPECT_EQ(got.at(0).to_f64(), want);
+}
+
+// RIGHT_SHIFT (newer than the fixtures' interpreter): arithmetic for signed integers, so a
+// negative value stays negative (-7 >> 1 = -4, rounding toward minus infinity).
+TEST(TfliteBuiltinsByHand, RightShift) {
+    test::TfliteModelBuilder m;
+    const int x = m.input("x", {4}, TensorType::INT32), s = m.input("s", {4}, TensorType::INT32);
+    const int y = m.tensor("y", {4}, TensorType::INT32);
+    m.op(BuiltinOperator::RIGHT_SHIFT, {x, s}, {y});
+    m.output(y);
+    test::ScratchDir out("tflite_right_shift");
+    auto ir = convert_to_ir(m.save("right_shift.tflite"), out, false);
+    const auto got = evaluate(*ir, {Tensor::from_vector<int32_t>({-7, 7, 1024, -1}, {4}), Tensor::from_vector<int32_t>({1, 2, 10, 31}, {4})});
+    EXPECT_EQ(got.at(0).to_i64(), (std::vector<int64_t>{-4, 1, 1, -1}));
 }
 
 // OpenVINO has no complex type: RFFT2D's result converts only into the ops that read it back as

@@ -221,6 +221,8 @@ void detection_postprocess(ExtractContext& c) {
                    " outputs; TFLite's kernel takes 3 and gives 4",
                "the model is corrupt; re-export it");
     const Options o = read_options(c);
+    tflite_constant_elements(c, {o.max_detections, o.use_regular_nms ? 1 : o.max_classes_per_detection, 4}, ElementType::f32,
+                             "the padded detections (max_detections x max_classes_per_detection boxes)");
     const int64_t anchors = static_dim(c, 0, 3, 1, "box encodings");
     const int64_t encoding_length = static_dim(c, 0, 3, 2, "box encodings");
     const int64_t classes_with_background = static_dim(c, 1, 3, 2, "class predictions");

@@ -32,6 +32,12 @@ void register_tflite_nms(ExtractorRegistry& r);          // NON_MAX_SUPPRESSION_
 // (scale, zero point) of output j when the loader quantized it (per tensor), else nullopt.
 std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j);
 
+// The number of elements of a constant of `dims` the extractor is about to make (`what` names it):
+// fails, naming the node, when the product overflows or exceeds --max_constant_size, so that an
+// option or shape from a hostile file never allocates beyond it.
+int64_t tflite_constant_elements(ExtractContext& c, const std::vector<int64_t>& dims, ElementType type,
+                                 const std::string& what);
+
 // The operator's fused_activation_function applied to `x` (NONE: x itself).
 OutPort tflite_activation(ExtractContext& c, const OutPort& x, const std::string& suffix);
 

@@ -38,6 +38,7 @@ void nms(ExtractContext& c, bool v5) {
             c.unsupported("NON_MAX_SUPPRESSION_V5 with soft NMS (a soft_nms_sigma other than a constant 0)");
     }
     const int64_t rows = max_output[0];
+    tflite_constant_elements(c, {rows}, ElementType::i32, "the padded selection (max_output_size)");
     const float at_or_above = std::nextafter(static_cast<float>(iou->to_f64()[0]), -std::numeric_limits<float>::infinity());
     const OutPort boxes = c.op("Unsqueeze", "boxes", {c.input(0), c.i64s("boxes/axes", {0})});
     const OutPort scores = c.op("Unsqueeze", "scores", {c.input(1), c.i64s("scores/axes", {0, 1})});

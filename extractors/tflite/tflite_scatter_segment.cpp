@@ -24,10 +24,10 @@ Shape static_shape(ExtractContext& c, size_t input, const char* what) {
     return s.to_shape();
 }
 
-int64_t product(const Shape& s, size_t from, size_t to) {
-    int64_t p = 1;
-    for (size_t i = from; i < to; ++i) p *= s[i];
-    return p;
+// The product of s[from, to), checked (a hostile shape must not overflow).
+int64_t product(ExtractContext& c, const Shape& s, size_t from, size_t to) {
+    return tflite_constant_elements(c, {s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(to)},
+                                    ElementType::u8, "a shape product");
 }
 
 // `values` scattered into `init` along axis 0 at `indices` (same shape as `values`).
@@ -48,7 +48,8 @@ void scatter_nd(ExtractContext& c) {
     const size_t k = static_cast<size_t>(indices.back());
     if (k > shape.size()) c.fail("indices of depth " + std::to_string(k) + " into a shape of rank " + std::to_string(shape.size()),
                                  "the model is corrupt; re-export it");
-    const int64_t rows = product(indices, 0, indices.size() - 1), slice = product(shape, k, shape.size());
+    const int64_t rows = product(c, indices, 0, indices.size() - 1), slice = product(c, shape, k, shape.size());
+    tflite_constant_elements(c, {rows, slice}, ElementType::i64, "the scatter's element indices");
     std::vector<int64_t> strides(k, slice);
     for (size_t j = k; j-- > 1;) strides[j - 1] = strides[j] * shape[j];
     OutPort flat_rows = c.op("Multiply", "row_offsets",
@@ -60,7 +61,7 @@ void scatter_nd(ExtractContext& c) {
     OutPort element = c.op("Add", "element_index", {flat_rows, c.constant("slice_offsets", Tensor::from_vector<int64_t>(offsets, {1, slice}))});
     element = reshape(c, "element_index/flat", element, {rows * slice});
     const OutPort updates = reshape(c, "updates/flat", c.input(1), {rows * slice});
-    const OutPort zeros = c.op("Broadcast", "zeros", {c.scalar_like("zero", 0, c.input(1)), c.i64s("zeros/shape", {product(shape, 0, shape.size())})},
+    const OutPort zeros = c.op("Broadcast", "zeros", {c.scalar_like("zero", 0, c.input(1)), c.i64s("zeros/shape", {product(c, shape, 0, shape.size())})},
                                {{"mode", std::string("numpy")}});
     c.set_output(0, c.op("Reshape", "", {scatter(c, "scatter", zeros, element, updates, "sum"), c.i64s("shape", shape)},
                          {{"special_zero", false}}));
@@ -126,7 +127,7 @@ void unsorted_segment(ExtractContext& c, const char* reduction, double identity)
     const int64_t id_rank = ExtractContext::rank_of(ids);
     if (id_rank != 1) {
         const Shape d = static_shape(c, 0, "UNSORTED_SEGMENT data"), s = static_shape(c, 1, "UNSORTED_SEGMENT ids");
-        std::vector<int64_t> flat{product(s, 0, s.size())};
+        std::vector<int64_t> flat{product(c, s, 0, s.size())};
         flat.insert(flat.end(), d.begin() + static_cast<std::ptrdiff_t>(s.size()), d.end());
         data = reshape(c, "data/flat", data, flat);
         ids = reshape(c, "ids/flat", ids, {flat[0]});

@@ -22,8 +22,11 @@ Blocks blocks(ExtractContext& c, const char* op) {
     if (pads.size() != 2 * m || b.x.size() < m + 1)
         c.fail("block shape, paddings and input rank disagree", "the model is corrupt; re-export it");
     for (size_t i = 0; i < m; ++i) {
-        if (b.block[i] < 1 || pads[2 * i] < 0 || pads[2 * i + 1] < 0)
-            c.fail("a block size below 1 or a negative padding", "the model is corrupt; re-export it");
+        // TFLite's block shape and paddings are int32: larger values are a corrupt file, and
+        // keep the products below from overflowing.
+        if (b.block[i] < 1 || pads[2 * i] < 0 || pads[2 * i + 1] < 0 || b.block[i] > INT32_MAX || pads[2 * i] > INT32_MAX ||
+            pads[2 * i + 1] > INT32_MAX)
+            c.fail("a block size outside [1, 2^31) or a padding outside [0, 2^31)", "the model is corrupt; re-export it");
         b.pad_begin.push_back(pads[2 * i]);
         b.pad_end.push_back(pads[2 * i + 1]);
     }
@@ -49,7 +52,7 @@ void space_to_batch(ExtractContext& c) {
             c.fail("padded spatial dimension " + std::to_string(padded) + " is not a multiple of its block " +
                    std::to_string(b.block[i]), "the model is corrupt; re-export it");
         split.insert(split.end(), {padded / b.block[i], b.block[i]});
-        out[0] *= b.block[i];
+        if (__builtin_mul_overflow(out[0], b.block[i], &out[0])) c.fail("the batch overflows", "the model is corrupt; re-export it");
         out.push_back(padded / b.block[i]);
         perm.push_back(static_cast<int64_t>(2 + 2 * i));
     }
@@ -72,7 +75,8 @@ void batch_to_space(ExtractContext& c) {
     const Blocks b = blocks(c, "BATCH_TO_SPACE_ND");
     const size_t m = b.block.size(), rank = b.x.size();
     int64_t blocks_total = 1;
-    for (int64_t k : b.block) blocks_total *= k;
+    for (int64_t k : b.block)
+        if (__builtin_mul_overflow(blocks_total, k, &blocks_total)) c.fail("the blocks overflow", "the model is corrupt; re-export it");
     if (b.x[0] % blocks_total != 0)
         c.fail("batch " + std::to_string(b.x[0]) + " is not a multiple of the blocks' " + std::to_string(blocks_total),
                "the model is corrupt; re-export it");
@@ -82,7 +86,8 @@ void batch_to_space(ExtractContext& c) {
     for (size_t i = 0; i < m; ++i) {
         split.push_back(b.x[i + 1]);
         perm.insert(perm.end(), {static_cast<int64_t>(m + 1 + i), static_cast<int64_t>(i)});
-        joined.push_back(b.x[i + 1] * b.block[i]);
+        joined.push_back(0);
+        if (__builtin_mul_overflow(b.x[i + 1], b.block[i], &joined.back())) c.fail("a spatial size overflows", "the model is corrupt; re-export it");
         starts.push_back(b.pad_begin[i]);
         stops.push_back(joined.back() - b.pad_end[i]);
         axes.push_back(static_cast<int64_t>(i + 1));

@@ -54,6 +54,7 @@ void matrix_diag(ExtractContext& c) {
     if (!s.rank_is_static() || s.rank() < 1 || !s[s.rank() - 1].is_static())
         c.unsupported("MATRIX_DIAG of an input whose last dimension is not known at conversion");
     const int64_t n = s[s.rank() - 1].get_length();
+    tflite_constant_elements(c, {n, n}, ElementType::boolean, "the diagonal mask");
     std::vector<bool> eye(static_cast<size_t>(n * n));
     for (int64_t i = 0; i < n; ++i) eye[static_cast<size_t>(i * n + i)] = true;
     const OutPort column = c.op("Unsqueeze", "column", {c.input(0), c.i64s("column/axes", {-1})});
@@ -69,6 +70,7 @@ void matrix_set_diag(ExtractContext& c) {
     if (!s.rank_is_static() || s.rank() < 2 || !s[s.rank() - 1].is_static() || !s[s.rank() - 2].is_static())
         c.unsupported("MATRIX_SET_DIAG of an input whose last two dimensions are not known at conversion");
     const int64_t m = s[s.rank() - 2].get_length(), n = s[s.rank() - 1].get_length();
+    tflite_constant_elements(c, {m, n}, ElementType::boolean, "the diagonal mask");
     std::vector<bool> eye(static_cast<size_t>(m * n));
     for (int64_t i = 0; i < std::min(m, n); ++i) eye[static_cast<size_t>(i * n + i)] = true;
     OutPort column = c.op("Unsqueeze", "column", {c.input(1), c.i64s("column/axes", {-1})});

@@ -228,10 +228,10 @@ TEST(TfliteDetectionRealModels, WholeModelGivesTheRuntimesDetections) {
 
 // ---- errors -----------------------------------------------------------------------------------
 
-std::vector<uint8_t> options(double iou, bool with_scales = true) {
+std::vector<uint8_t> options(double iou, bool with_scales = true, int64_t max_detections = 4) {
     flexbuffers::Builder fbb;
     fbb.Map([&] {
-        fbb.Int("max_detections", 4);
+        fbb.Int("max_detections", max_detections);
         fbb.Int("max_classes_per_detection", 1);
         fbb.Int("num_classes", 2);
         fbb.Float("nms_score_threshold", 0.1f);
@@ -266,6 +266,9 @@ TEST(TfliteDetection, OptionsTheKernelRefusesAreErrors) {
     expect_conversion_error(postprocess_model(options(0.0)), {"node 'd' (TFLite_Detection_PostProcess", "nms_iou_threshold is 0"});
     expect_conversion_error(postprocess_model(options(0.5, false)), {"custom option 'y_scale' is missing"});
     expect_conversion_error(postprocess_model({}), {"has no custom options"});
+    // A hostile count is refused before anything that large is made.
+    expect_conversion_error(postprocess_model(options(0.5, true, INT32_MAX)),
+                            {"the padded detections", "more than --max_constant_size"});
     // Not a flexbuffer map: only the raw bytes are readable.
     expect_conversion_error(postprocess_model({1, 2, 3, 4}), {"required attribute 'max_detections' is missing"});
     // A well-formed model converts (the same builder, good options).

@@ -63,6 +63,7 @@ tables = {
  "ReshapeOptions": "new_shape:[int];",
  "UniqueOptions": "idx_out_type:TensorType = INT32;",
  "BucketizeOptions": "boundaries:[float];",
+ "Conv3DOptions": f"padding:Padding; stride_d:int; stride_w:int; stride_h:int; {A}; dilation_d_factor:int = 1; dilation_w_factor:int = 1; dilation_h_factor:int = 1;",
  "FakeQuantOptions": "min:float; max:float; num_bits:int; narrow_range:bool;",
  "RNNOptions": f"{A}; asymmetric_quantize_inputs:bool;",
  "SequenceRNNOptions": f"time_major:bool; {A}; asymmetric_quantize_inputs:bool;",

@@ -1,4 +1,5 @@
-// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, SCATTER_ND, SPARSE_TO_DENSE, SEGMENT_SUM,
+// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, SCATTER_ND, SPARSE_TO_DENSE,
+// DYNAMIC_UPDATE_SLICE, SEGMENT_SUM,
 // UNSORTED_SEGMENT_SUM / PROD / MAX / MIN. The accumulating ones are ScatterElementsUpdate-12
 // with a reduction on a tensor of the reduction's identity, so repeated indices accumulate as in
 // TFLite (ScatterNDUpdate would keep one of them).
@@ -83,6 +84,32 @@ void sparse_to_dense(ExtractContext& c) {
     c.set_output(0, c.op("ScatterNDUpdate", "", {dense, indices, values}));
 }
 
+// DYNAMIC_UPDATE_SLICE(operand, update, start): the operand with `update` written from `start`,
+// clamped as TFLite's kernel (and XLA) clamp it so that the update fits: ScatterNDUpdate at the
+// update's coordinates (a constant grid, static shapes) plus the clamped start.
+void dynamic_update_slice(ExtractContext& c) {
+    const Shape operand = static_shape(c, 0, "DYNAMIC_UPDATE_SLICE operand"), update = static_shape(c, 1, "DYNAMIC_UPDATE_SLICE update");
+    if (operand.size() != update.size())
+        c.fail("the update's rank differs from the operand's", "the model is corrupt; re-export it");
+    const int64_t rank = static_cast<int64_t>(operand.size());
+    std::vector<int64_t> room(operand.size());
+    for (size_t i = 0; i < operand.size(); ++i) {
+        if (update[i] > operand[i]) c.fail("the update is larger than the operand", "the model is corrupt; re-export it");
+        room[i] = operand[i] - update[i];
+    }
+    const int64_t n = tflite_constant_elements(c, {product(c, update, 0, update.size()), rank}, ElementType::i64, "the update's coordinates") / std::max<int64_t>(rank, 1);
+    std::vector<int64_t> grid(static_cast<size_t>(n * rank));
+    for (int64_t e = 0; e < n; ++e)
+        for (int64_t a = rank, rest = e; a-- > 0;) {
+            grid[static_cast<size_t>(e * rank + a)] = rest % update[static_cast<size_t>(a)];
+            rest /= update[static_cast<size_t>(a)];
+        }
+    OutPort start = c.op("Maximum", "start/low", {i64_of(c, "start/i64", c.input(2)), c.i64s("start/zero", std::vector<int64_t>(operand.size(), 0))});
+    start = c.op("Minimum", "start", {start, c.i64s("start/room", room)});
+    const OutPort indices = c.op("Add", "indices", {c.constant("grid", Tensor::from_vector<int64_t>(grid, {n, rank})), start});
+    c.set_output(0, c.op("ScatterNDUpdate", "", {c.input(0), indices, reshape(c, "values", c.input(1), {n})}));
+}
+
 // Segment reductions of data [n, ...] by ids [n] into `segments` rows ([1] i64): the reduction's
 // identity where no id points (TFLite's initial value), else the reduction of the rows there.
 void segment_reduce(ExtractContext& c, const OutPort& data, const OutPort& ids, const OutPort& segments,
@@ -149,6 +176,7 @@ void register_tflite_scatter_segment(ExtractorRegistry& r) {
            }});
     r.add({"tflite", "", "SCATTER_ND", 1, INT64_MAX, scatter_nd});
     r.add({"tflite", "", "SPARSE_TO_DENSE", 1, INT64_MAX, sparse_to_dense});
+    r.add({"tflite", "", "DYNAMIC_UPDATE_SLICE", 1, INT64_MAX, dynamic_update_slice});
     r.add({"tflite", "", "SEGMENT_SUM", 1, INT64_MAX, segment_sum});
     r.add({"tflite", "", "UNSORTED_SEGMENT_SUM", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "sum", 0); }});
     r.add({"tflite", "", "UNSORTED_SEGMENT_PROD", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "prod", 1); }});

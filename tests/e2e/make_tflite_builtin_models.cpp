@@ -322,6 +322,29 @@ void more(const fs::path& dir) {
           Tensor::from_vector<float>({0.5f, -1.f, 1.f, 0.25f, -0.5f, 2.f, 0.75f, 0.f, 1.5f, -1.5f, 0.f, 1.f}, {3, 2, 2})});
 }
 
+// CONV_3D (SAME, strides 1 x 2 x 2, bias, RELU) and DYNAMIC_UPDATE_SLICE (a start past the end
+// and a negative one, clamped).
+void volume(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int x = m.input("x", {1, 3, 4, 4, 2}), operand = m.input("operand", {3, 4}), update = m.input("update", {2, 2}),
+              start = m.input("start", {2}, TensorType::INT32);
+    std::vector<float> w;
+    for (int k = 0; k < 2 * 3 * 3 * 2 * 3; ++k) w.push_back(static_cast<float>((k * 7) % 9) / 8.f - 0.5f);
+    m.op(BuiltinOperator::CONV_3D, {x, m.constant("conv3d/filter", {2, 3, 3, 2, 3}, w), m.constant("conv3d/bias", {3}, {0.25f, -0.5f, 0.f})},
+         {out(m, "conv_3d", {1, 3, 2, 2, 3})},
+         options(BuiltinOptions::Conv3DOptions, [](Fb& fb) {
+             return tflite::CreateConv3DOptions(fb, tflite::Padding::SAME, 1, 2, 2, tflite::ActivationFunctionType::RELU);
+         }));
+    m.op(BuiltinOperator::DYNAMIC_UPDATE_SLICE, {operand, update, start}, {out(m, "dynamic_update_slice", {3, 4})});
+    std::vector<float> xv;
+    for (int k = 0; k < 96; ++k) xv.push_back(static_cast<float>((k * 5) % 11) / 4.f - 1.f);
+    std::vector<float> ov(12);
+    for (int k = 0; k < 12; ++k) ov[static_cast<size_t>(k)] = static_cast<float>(k);
+    save(m, dir,
+         {Tensor::from_vector<float>(xv, {1, 3, 4, 4, 2}), Tensor::from_vector<float>(ov, {3, 4}),
+          Tensor::from_vector<float>({-1, -2, -3, -4}, {2, 2}), Tensor::from_vector<int32_t>({5, -1}, {2})});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -338,5 +361,6 @@ int main(int argc, char** argv) {
     fft(root / "fft");
     lstm(root / "lstm");
     more(root / "more");
+    volume(root / "volume");
     return 0;
 }

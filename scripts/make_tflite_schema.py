@@ -63,6 +63,8 @@ tables = {
  "ReshapeOptions": "new_shape:[int];",
  "UniqueOptions": "idx_out_type:TensorType = INT32;",
  "BucketizeOptions": "boundaries:[float];",
+ "BidirectionalSequenceRNNOptions": f"time_major:bool; {A}; merge_outputs:bool; asymmetric_quantize_inputs:bool;",
+ "LSTMOptions": f"{A}; cell_clip:float; proj_clip:float; kernel_type:byte; asymmetric_quantize_inputs:bool;",
  "Conv3DOptions": f"padding:Padding; stride_d:int; stride_w:int; stride_h:int; {A}; dilation_d_factor:int = 1; dilation_w_factor:int = 1; dilation_h_factor:int = 1;",
  "FakeQuantOptions": "min:float; max:float; num_bits:int; narrow_range:bool;",
  "RNNOptions": f"{A}; asymmetric_quantize_inputs:bool;",

@@ -1,7 +1,8 @@
 // More element-wise math: SIGN, SQUARE, ROUND, GELU, RELU_0_TO_1, FLOOR_DIV, ADD_N,
-// L2_NORMALIZATION, BUCKETIZE, FAKE_QUANT, RIGHT_SHIFT, and the reductions REDUCE_PROD,
+// L2_NORMALIZATION, BUCKETIZE, FAKE_QUANT, RIGHT_SHIFT, ATAN2, and the reductions REDUCE_PROD,
 // REDUCE_ANY, REDUCE_ALL.
 #include <cmath>
+#include <numbers>
 
 #include "extractors/tflite/tflite_extractors.hpp"
 
@@ -84,6 +85,24 @@ void fake_quant(ExtractContext& c) {
         if (!n.is("Constant")) n.rt_info()[kDisableFp16Compression] = std::string("0");
 }
 
+// ATAN2(y, x): OpenVINO has no Atan2; atan(y / x), moved by ±π where x < 0 (+π for y >= 0),
+// and 0 where both are 0 (x = 0 alone gives atan(±inf) = ±π/2).
+void atan2(ExtractContext& c) {
+    const OutPort y = c.input(0), x = c.input(1);
+    auto scalar = [&](const std::string& suffix, double v) { return c.scalar_like(suffix, v, y); };
+    OutPort angle = c.op("Atan", "atan", {c.op("Divide", "ratio", {y, x})});
+    const OutPort shift = c.op("Select", "shift", {c.op("GreaterEqual", "upper", {y, scalar("zero", 0)}), scalar("pi", std::numbers::pi), scalar("minus_pi", -std::numbers::pi)},
+                               {{"auto_broadcast", std::string("numpy")}});
+    angle = c.op("Select", "left", {c.op("Less", "x_negative", {x, scalar("x_zero", 0)}), c.op("Add", "shifted", {angle, shift}), angle},
+                 {{"auto_broadcast", std::string("numpy")}});
+    const OutPort origin = c.op("LogicalAnd", "origin", {c.op("Equal", "x_is_zero", {x, scalar("x_zero2", 0)}),
+                                                         c.op("Equal", "y_is_zero", {y, scalar("y_zero", 0)})});
+    c.set_output(0, c.op("Select", "", {origin, scalar("origin_angle", 0), angle}, {{"auto_broadcast", std::string("numpy")}}));
+    // ±π in f16 would move the angles of the left half-plane by 1e-3.
+    for (const Node& n : c.created())
+        if (!n.is("Constant")) n.rt_info()[kDisableFp16Compression] = std::string("0");
+}
+
 void reduction(ExtractContext& c, const char* type) {
     c.set_output(0, c.op(type, "", {c.input(0), c.input(1)}, {{"keep_dims", c.i("keep_dims", 0) != 0}}));
 }
@@ -106,6 +125,7 @@ void register_tflite_math(ExtractorRegistry& r) {
     r.add({"tflite", "", "ADD_N", 1, INT64_MAX, add_n});
     r.add({"tflite", "", "L2_NORMALIZATION", 1, INT64_MAX, l2_normalization});
     r.add({"tflite", "", "BUCKETIZE", 1, INT64_MAX, bucketize});
+    r.add({"tflite", "", "ATAN2", 1, INT64_MAX, atan2});
     r.add({"tflite", "", "FAKE_QUANT", 1, INT64_MAX, fake_quant});
     r.add({"tflite", "", "RIGHT_SHIFT", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("BitwiseRightShift", "", {c.input(0), c.input(1)})); }});

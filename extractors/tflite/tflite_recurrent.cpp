@@ -1,5 +1,5 @@
-// RNN and UNIDIRECTIONAL_SEQUENCE_RNN (h = act(x W^T + h R^T + b); one step as MatMuls, a
-// sequence as RNNSequence-5), and
+// RNN, UNIDIRECTIONAL_SEQUENCE_RNN and BIDIRECTIONAL_SEQUENCE_RNN (h = act(x W^T + h R^T + b);
+// one step as MatMuls, a sequence as RNNSequence-5), and LSTM (one step),
 // UNIDIRECTIONAL_SEQUENCE_LSTM and BIDIRECTIONAL_SEQUENCE_LSTM (TFLite's kernels
 // tensorflow/lite/kernels/{unidirectional,bidirectional}_sequence_lstm.cc, the input order of
 // lstm_shared.h) as LSTMSequence-5. Per direction the op reads 4 input weights [cell, input], 4
@@ -121,23 +121,58 @@ void rnn(ExtractContext& c) {
     c.set_output(0, tflite_activation(c, y, "activation"));
 }
 
+// RNNSequence over batch-major x [B, T, I] with weights, recurrent weights, bias and initial
+// state at inputs `first` .. `first` + 3: Y [B, T, U].
+OutPort rnn_sequence(ExtractContext& c, const std::string& name, const OutPort& x, size_t first, const char* direction) {
+    const PartialShape& w = c.input(first).shape();
+    if (!w.rank_is_static() || w.rank() != 2 || !w[0].is_static())
+        c.fail("the weights must be a 2-D [units, input] tensor", "the model is corrupt; re-export it");
+    const OutPort batch = unsqueeze(c, name + "/batch", c.dim(name + "/batch_size", x, 0), 0);
+    const OutPort lengths = c.op("Broadcast", name + "/lengths", {c.dim(name + "/steps", x, 1), batch}, {{"mode", std::string("numpy")}});
+    Node n = c.add("RNNSequence", name,
+                   {x, unsqueeze(c, name + "/h0", c.input(first + 3), 1), lengths, unsqueeze(c, name + "/W", c.input(first), 0),
+                    unsqueeze(c, name + "/R", c.input(first + 1), 0), unsqueeze(c, name + "/B", c.input(first + 2), 0)},
+                   {{"hidden_size", w[0].get_length()}, {"direction", std::string(direction)},
+                    {"activations", std::vector<std::string>{activation_of(c)}}, {"clip", 0.0}});
+    n.set_output_count(2);
+    return c.op("Squeeze", name + "/y", {n.out(0), c.i64s(name + "/y/axes", {1})});
+}
+
 // UNIDIRECTIONAL_SEQUENCE_RNN(x, weights, recurrent, bias, hidden state; time_major, activation).
 void sequence_rnn(ExtractContext& c) {
     const bool time_major = c.i("time_major", 0) != 0;
-    const OutPort x = batch_major(c, "batch_major", c.input(0), time_major);
-    const PartialShape& w = c.input(1).shape();
-    if (!w.rank_is_static() || w.rank() != 2 || !w[0].is_static())
-        c.fail("the weights must be a 2-D [units, input] tensor", "the model is corrupt; re-export it");
-    const OutPort batch = unsqueeze(c, "batch", c.dim("batch_size", x, 0), 0);
-    const OutPort lengths = c.op("Broadcast", "lengths", {c.dim("steps", x, 1), batch}, {{"mode", std::string("numpy")}});
-    Node n = c.add("RNNSequence", "rnn",
-                   {x, unsqueeze(c, "h0", c.input(4), 1), lengths, unsqueeze(c, "W", c.input(1), 0),
-                    unsqueeze(c, "R", c.input(2), 0), unsqueeze(c, "B", c.input(3), 0)},
-                   {{"hidden_size", w[0].get_length()}, {"direction", std::string("forward")},
-                    {"activations", std::vector<std::string>{activation_of(c)}}, {"clip", 0.0}});
-    n.set_output_count(2);
-    const OutPort y = c.op("Squeeze", "y", {n.out(0), c.i64s("y/axes", {1})});
+    const OutPort y = rnn_sequence(c, "rnn", batch_major(c, "batch_major", c.input(0), time_major), 1, "forward");
     c.set_output(0, batch_major(c, "", y, time_major));
+}
+
+// BIDIRECTIONAL_SEQUENCE_RNN(x, forward weights, recurrent, bias, state, backward the same,
+// auxiliary input and weights; time_major, merge_outputs).
+void bidirectional_rnn(ExtractContext& c) {
+    for (size_t i = 9; i < c.input_count(); ++i)
+        if (c.has_input(i)) c.unsupported("a bidirectional RNN with auxiliary inputs");
+    const bool time_major = c.i("time_major", 0) != 0;
+    const OutPort x = batch_major(c, "batch_major", c.input(0), time_major);
+    const OutPort fw = rnn_sequence(c, "forward", x, 1, "forward"), bw = rnn_sequence(c, "backward", x, 5, "reverse");
+    if (c.i("merge_outputs", 0)) {
+        c.set_output(0, batch_major(c, "", c.op("Concat", "merged", {fw, bw}, {{"axis", int64_t{2}}}), time_major));
+        return;
+    }
+    c.set_output(0, batch_major(c, "forward_output", fw, time_major));
+    c.set_output(1, batch_major(c, "backward_output", bw, time_major));
+}
+
+// LSTM (one step of the full kernel): x [B, I] as a sequence of one step. Its outputs 1 and 2
+// (the new states, in old models) are refused; kernel_type BASIC (one concatenated weight) too.
+void lstm_step(ExtractContext& c) {
+    if (c.i("kernel_type", 0) != 0) c.unsupported("LSTM with kernel_type BASIC");
+    if (c.input_count() > 20)
+        for (size_t i = 20; i < c.input_count(); ++i)
+            if (c.has_input(i)) c.unsupported("an LSTM with layer normalization");
+    for (size_t j = 1; j < c.output_count(); ++j)
+        if (c.output_used(j)) c.unsupported("LSTM whose state outputs are read");
+    const OutPort x = unsqueeze(c, "sequence", c.input(0), 1);
+    const OutPort y = lstm(c, "lstm", x, {1, 5, 9, 12, 16, 18, 19}, "forward");
+    c.set_output(0, c.op("Squeeze", "", {y, c.i64s("step", {1})}));
 }
 
 }  // namespace
@@ -145,6 +180,8 @@ void sequence_rnn(ExtractContext& c) {
 void register_tflite_recurrent(ExtractorRegistry& r) {
     r.add({"tflite", "", "RNN", 1, INT64_MAX, rnn});
     r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_RNN", 1, INT64_MAX, sequence_rnn});
+    r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_RNN", 1, INT64_MAX, bidirectional_rnn});
+    r.add({"tflite", "", "LSTM", 1, INT64_MAX, lstm_step});
     r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", 1, INT64_MAX, unidirectional});
     r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_LSTM", 1, INT64_MAX, bidirectional});
 }

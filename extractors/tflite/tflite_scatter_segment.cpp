@@ -1,4 +1,4 @@
-// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, SCATTER_ND, SPARSE_TO_DENSE,
+// Lookups, scatters and segment reductions: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, SCATTER_ND, SPARSE_TO_DENSE,
 // DYNAMIC_UPDATE_SLICE, SEGMENT_SUM,
 // UNSORTED_SEGMENT_SUM / PROD / MAX / MIN. The accumulating ones are ScatterElementsUpdate-12
 // with a reduction on a tensor of the reduction's identity, so repeated indices accumulate as in
@@ -110,6 +110,29 @@ void dynamic_update_slice(ExtractContext& c) {
     c.set_output(0, c.op("ScatterNDUpdate", "", {c.input(0), indices, reshape(c, "values", c.input(1), {n})}));
 }
 
+// HASHTABLE_LOOKUP(lookup [n], keys [k], values [k, ...]): for each lookup the values row of its
+// key and a hit flag (uint8), zeros where no key matches: Equal against every key, the first
+// match's row (TopK of the matches, stable), Select by the hit.
+void hashtable_lookup(ExtractContext& c) {
+    const int64_t rank = ExtractContext::rank_of(c.input(2));
+    if (rank < 1) c.unsupported("HASHTABLE_LOOKUP of values of unknown rank");
+    const OutPort column = c.op("Unsqueeze", "column", {c.input(0), c.i64s("column/axes", {1})});
+    const OutPort match = c.op("Equal", "match", {column, c.input(1)});
+    const OutPort hit = c.op("ReduceLogicalOr", "hit", {match, c.i64s("hit/axes", {1})}, {{"keep_dims", false}});
+    Node first = c.add("TopK", "first_match",
+                       {c.op("Convert", "match/i32", {match}, {{"destination_type", ElementType::i32}}), c.i64("first_match/k", 1)},
+                       {{"axis", int64_t{1}}, {"mode", std::string("max")}, {"sort", std::string("value")},
+                        {"index_element_type", ElementType::i64}, {"stable", true}});
+    first.set_output_count(2);
+    const OutPort row = c.op("Squeeze", "row", {first.out(1), c.i64s("row/axes", {1})});
+    const OutPort rows = c.op("Gather", "rows", {c.input(2), row, c.i64("rows/axis", 0)}, {{"batch_dims", int64_t{0}}});
+    std::vector<int64_t> hit_shape(static_cast<size_t>(rank), 1);
+    hit_shape[0] = -1;
+    const OutPort hit_column = reshape(c, "hit/column", hit, hit_shape);
+    c.set_output(0, c.op("Select", "", {hit_column, rows, c.scalar_like("zero", 0, c.input(2))}, {{"auto_broadcast", std::string("numpy")}}));
+    c.set_output(1, c.op("Convert", "hits", {hit}, {{"destination_type", ElementType::u8}}));
+}
+
 // Segment reductions of data [n, ...] by ids [n] into `segments` rows ([1] i64): the reduction's
 // identity where no id points (TFLite's initial value), else the reduction of the rows there.
 void segment_reduce(ExtractContext& c, const OutPort& data, const OutPort& ids, const OutPort& segments,
@@ -174,6 +197,7 @@ void register_tflite_scatter_segment(ExtractorRegistry& r) {
     r.add({"tflite", "", "EMBEDDING_LOOKUP", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("Gather", "", {c.input(1), c.input(0), c.i64("axis", 0)}, {{"batch_dims", int64_t{0}}}));
            }});
+    r.add({"tflite", "", "HASHTABLE_LOOKUP", 1, INT64_MAX, hashtable_lookup});
     r.add({"tflite", "", "SCATTER_ND", 1, INT64_MAX, scatter_nd});
     r.add({"tflite", "", "SPARSE_TO_DENSE", 1, INT64_MAX, sparse_to_dense});
     r.add({"tflite", "", "DYNAMIC_UPDATE_SLICE", 1, INT64_MAX, dynamic_update_slice});

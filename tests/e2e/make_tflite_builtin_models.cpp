@@ -345,6 +345,42 @@ void volume(const fs::path& dir) {
           Tensor::from_vector<float>({-1, -2, -3, -4}, {2, 2}), Tensor::from_vector<int32_t>({5, -1}, {2})});
 }
 
+// ATAN2 (every quadrant, the axes, the origin), HASHTABLE_LOOKUP (a key that misses), LSTM (one
+// step of the full kernel) and BIDIRECTIONAL_SEQUENCE_RNN (batch-major, merged outputs, TANH).
+void extra(const fs::path& dir) {
+    TfliteModelBuilder m;
+    const int y = m.input("y", {8}), x = m.input("x", {8}), lookup = m.input("lookup", {4}, TensorType::INT32),
+              step = m.input("step", {2, 3}), s = m.input("sequence", {2, 3, 2});
+    m.op(BuiltinOperator::ATAN2, {y, x}, {out(m, "atan2", {8})});
+    const int hits = m.tensor("hits", {4}, TensorType::UINT8);
+    m.op(BuiltinOperator::HASHTABLE_LOOKUP,
+         {lookup, m.constant_i32("keys", {3}, {2, 5, 9}), m.constant("values", {3, 2}, {1.5f, 2.5f, -1.f, -2.f, 7.f, 8.f})},
+         {out(m, "hashtable_lookup", {4, 2}), hits});
+    m.op(BuiltinOperator::CAST, {hits}, {out(m, "hits_int32", {4}, TensorType::INT32)});
+    std::vector<int32_t> in{step};
+    const auto w = lstm_weights(m, "step/", 4, 3, 3);
+    in.insert(in.end(), w.begin(), w.end());
+    in.push_back(m.variable("step/output_state", {2, 4}));
+    in.push_back(m.variable("step/cell_state", {2, 4}));
+    m.op(BuiltinOperator::LSTM, in, {out(m, "lstm", {2, 4})},
+         options(BuiltinOptions::LSTMOptions,
+                 [](Fb& fb) { return tflite::CreateLSTMOptions(fb, tflite::ActivationFunctionType::TANH); }));
+    const std::vector<float> r{0.25f, -0.5f, 0.f, 0.5f, 0.25f, -0.25f, 0.f, 0.125f, 0.5f};
+    m.op(BuiltinOperator::BIDIRECTIONAL_SEQUENCE_RNN,
+         {s, m.constant("fw/w", {3, 2}, {0.5f, -0.25f, 1.f, 0.75f, -0.5f, 0.25f}), m.constant("fw/r", {3, 3}, r),
+          m.constant("fw/b", {3}, {0.125f, -0.25f, 0.375f}), m.variable("fw/state", {2, 3}),
+          m.constant("bw/w", {3, 2}, {-0.5f, 0.25f, 0.5f, 0.5f, 0.25f, -1.f}), m.constant("bw/r", {3, 3}, r),
+          m.constant("bw/b", {3}, {0.f, 0.25f, -0.125f}), m.variable("bw/state", {2, 3}), -1, -1, -1},
+         {out(m, "bidirectional_rnn", {2, 3, 6})},
+         options(BuiltinOptions::BidirectionalSequenceRNNOptions, [](Fb& fb) {
+             return tflite::CreateBidirectionalSequenceRNNOptions(fb, false, tflite::ActivationFunctionType::TANH, true);
+         }));
+    save(m, dir,
+         {Tensor::from_vector<float>({1, 1, -1, -1, 0, 2, -2, 0}, {8}), Tensor::from_vector<float>({2, -2, -2, 2, 3, 0, 0, 0}, {8}),
+          Tensor::from_vector<int32_t>({5, 3, 9, 2}, {4}), Tensor::from_vector<float>({0.5f, -1.f, 0.25f, 1.f, 0.f, -0.5f}, {2, 3}),
+          Tensor::from_vector<float>({0.5f, -1.f, 1.f, 0.25f, -0.5f, 2.f, 0.75f, 0.f, 1.5f, -1.5f, 0.f, 1.f}, {2, 3, 2})});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -362,5 +398,6 @@ int main(int argc, char** argv) {
     lstm(root / "lstm");
     more(root / "more");
     volume(root / "volume");
+    extra(root / "extra");
     return 0;
 }

@@ -85,7 +85,7 @@ TEST_P(TfliteBuiltins, GiveTheRuntimesOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tflite, TfliteBuiltins,
-                         ::testing::Values("comparison", "math", "tensor", "scatter_segment", "spatial", "fft", "lstm", "more", "volume"));
+                         ::testing::Values("comparison", "math", "tensor", "scatter_segment", "spatial", "fft", "lstm", "more", "volume", "extra"));
 
 // BROADCAST_TO (the interpreter the fixtures use predates it): b [3, 1] to [2, 3, 4], each value
 // repeated along the new and the size-1 axes.

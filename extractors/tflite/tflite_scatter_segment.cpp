@@ -69,8 +69,8 @@ void scatter_nd(ExtractContext& c) {
 }
 
 // SPARSE_TO_DENSE(indices [n, k] or [n] or a scalar, output_shape, values [n] or a scalar,
-// default_value): default_value everywhere but at the indices (ScatterNDUpdate: TFLite refuses
-// repeated indices when validate_indices is set, and keeps the last otherwise).
+// default_value): default_value everywhere but at the indices (ScatterNDUpdate; the fixtures
+// have no repeated index, whose result neither op specifies).
 void sparse_to_dense(ExtractContext& c) {
     OutPort indices = i64_of(c, "indices", c.input(0));
     const int64_t rank = ExtractContext::rank_of(c.input(0));

@@ -70,6 +70,32 @@ bool outputs_fit(const Node& n) {
     return true;
 }
 
+// Gather(ShapeOf(x), indices, axis 0) reading only static dims of x: a known value even when
+// other dims are not (TorchScript exports read a size so, e.g. the condition of the If its
+// squeeze(dim) becomes).
+std::optional<Tensor> gathered_static_dims(const Node& n) {
+    if (n.input_count() != 3 || !n.in(0).connected() || !n.in(0).src().node().is("ShapeOf")) return std::nullopt;
+    const Node shape_of = n.in(0).src().node();
+    if (!shape_of.in(0).connected()) return std::nullopt;
+    const PartialShape& s = shape_of.in(0).shape();
+    const Tensor* indices = n.in(1).value();
+    const Tensor* axis = n.in(2).value();
+    if (!s.rank_is_static() || !indices || !axis || axis->size() != 1 || axis->to_i64()[0] != 0 ||
+        !is_integral(indices->type()) || !is_integral(n.out(0).type()) || !n.out(0).shape().is_static())
+        return std::nullopt;
+    const auto rank = static_cast<int64_t>(s.rank());
+    std::vector<int64_t> dims;
+    for (int64_t i : indices->to_i64()) {
+        if (i < -rank || i >= rank) return std::nullopt;
+        const Dimension& d = s[static_cast<size_t>(i < 0 ? i + rank : i)];
+        if (!d.is_static()) return std::nullopt;
+        dims.push_back(d.get_length());
+    }
+    const Shape out = n.out(0).shape().to_shape();
+    if (shape_size(out) != dims.size()) return std::nullopt;
+    return Tensor::from_vector<int64_t>(dims, out).convert(n.out(0).type());
+}
+
 // Folds `n` when its inputs are known; clears stale values otherwise.
 void fold(Node n) {
     const OpSchema& op = n.op();
@@ -80,6 +106,12 @@ void fold(Node n) {
         Shape s = n.in(0).shape().to_shape();
         n.out(0).set_value(Tensor::from_vector<int64_t>(s, {static_cast<int64_t>(s.size())}).convert(n.out(0).type()));
         return;
+    }
+    if (op.type == "Gather" && !n.in(0).value()) {
+        if (auto dims = gathered_static_dims(n)) {
+            n.out(0).set_value(std::move(*dims));
+            return;
+        }
     }
     // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
     bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count(kDecompression) &&

@@ -55,6 +55,9 @@ struct ConversionOptions {
     bool make_stateful = false;
     std::vector<std::pair<std::string, std::string>> stateful_pairs;
     std::vector<std::string> extensions;
+    // Where an ONNX model's external data files are (empty: the model file's directory). Set by
+    // the Python module for models given as bytes, which it stages in a temporary file.
+    std::string external_data_dir;
     // The command line as given, for meta data.
     std::vector<std::pair<std::string, std::string>> cli_parameters;
 };

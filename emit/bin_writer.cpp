@@ -24,6 +24,12 @@ constexpr size_t kDirectThreshold = size_t{1} << 20;
 // of it so every page is released by exactly one piece.
 constexpr uintptr_t kChunk = uintptr_t{1} << 20;
 constexpr size_t kProgressStep = size_t{64} << 20;
+// A file-to-file copy from a page-aligned source offset starts at a multiple of this in the BIN.
+// The kernel splices 64 KiB at a time; a destination offset off this alignment splits every
+// piece over two page-cache folios, and the copy of a page-aligned source took 40% more system
+// time (0.75 s against 0.53 s for 2.2 GB, Linux 6.18 ext4; a 64 KiB or 2 MiB offset was as fast
+// as offset 0). An unaligned source gains nothing from it, so it gets no padding.
+constexpr uint64_t kCopyAlignment = uint64_t{64} << 10;
 // Pieces of a derived buffer produced and written at a time.
 constexpr size_t kWindow = size_t{8} << 20;
 
@@ -226,6 +232,13 @@ BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data,
     if (const Blob* dup = find_duplicate(hash, data, size, file_view)) {
         ++deduplicated_;
         return {dup->offset, size};
+    }
+    if (file_view && (data - buffer.source_file()->data()) % 4096 == 0 && end_ % kCopyAlignment != 0) {
+        static const std::byte zeros[kCopyAlignment] = {};
+        const auto pad = static_cast<size_t>(kCopyAlignment - end_ % kCopyAlignment);
+        write_fully(zeros, pad);
+        end_ += pad;
+        padding_ += pad;
     }
     const uint64_t offset = end_;
     size_t done = file_view ? copy_from_mapped_file(*buffer.source_file(), data, size) : 0;

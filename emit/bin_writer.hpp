@@ -41,6 +41,8 @@ public:
     void flush();
     uint64_t bytes_written() const { return end_; }
     size_t deduplicated_blobs() const { return deduplicated_; }
+    // Zero bytes put before file-to-file copies to align them (see kCopyAlignment).
+    uint64_t padding_bytes() const { return padding_; }
 
 private:
     struct Blob {
@@ -72,6 +74,7 @@ private:
     };
     std::unordered_map<Key, std::vector<Blob>, KeyHash> blobs_;
     size_t deduplicated_ = 0;
+    uint64_t padding_ = 0;
     // Large derived buffers already written: the same buffer is stored once.
     std::unordered_map<const DerivedBuffer*, uint64_t> derived_offsets_;
 };

@@ -9,6 +9,7 @@ void register_builtin_ops(OpRegistry& r) {
     register_convolution_ops(r);
     register_pooling_ops(r);
     register_matmul_ops(r);
+    register_attention_ops(r);
     register_normalization_ops(r);
     register_shape_ops(r);
     register_interpolate_ops(r);

@@ -11,6 +11,7 @@ void register_reduction_ops(OpRegistry& r);      // Reduce*, Softmax, LogSoftmax
 void register_convolution_ops(OpRegistry& r);    // (Group)Convolution, (Group)ConvolutionBackpropData
 void register_pooling_ops(OpRegistry& r);        // MaxPool, AvgPool
 void register_matmul_ops(OpRegistry& r);         // MatMul
+void register_attention_ops(OpRegistry& r);      // ScaledDotProductAttention
 void register_normalization_ops(OpRegistry& r);  // BatchNormInference, MVN, LRN
 void register_shape_ops(OpRegistry& r);          // Reshape, Transpose, Concat, Split, Slice, Gather, ShapeOf, ...
 void register_interpolate_ops(OpRegistry& r);    // Interpolate

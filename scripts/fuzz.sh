@@ -31,7 +31,7 @@ seeds() {  # the read-only seed directories of target $1 that exist
   case $1 in
     onnx) dirs+=("$root/tests/e2e/data" /usr/share/libonnx-testdata/data/node) ;;
     onnx_text) dirs+=("$root/samples") ;;
-    tflite) dirs+=("$root/tests/e2e/data/tflite_int8") ;;
+    tflite) dirs+=("$root/tests/e2e/data/tflite_int8" "$root/tests/e2e/data/tflite_control_flow") ;;
     npy) dirs+=("$root/tests/e2e/data") ;;
   esac
   for d in "${dirs[@]}"; do [ -d "$d" ] && echo "$d"; done

@@ -96,6 +96,10 @@ tables = {
  "GeluOptions": "approximate:bool;",
  "OneHotOptions": "axis:int;",
  "CumsumOptions": "exclusive:bool; reverse:bool;",
+ "IfOptions": "then_subgraph_index:int; else_subgraph_index:int;",
+ "WhileOptions": "cond_subgraph_index:int; body_subgraph_index:int;",
+ "CallOnceOptions": "init_subgraph_index:int;",
+ "VarHandleOptions": "container:string; shared_name:string;",
 }
 out = []
 out.append("""// The part of TensorFlow Lite's model schema mo reads (the published schema.fbs of

@@ -20,7 +20,7 @@ function writeNpy(file, tensor) {
   fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
 }
 
-// Returns { type, dims, data } for a float32, int32, int64, int16, int8, uint8 or bool array.
+// Returns { type, dims, data } for a float32, int32, int64, int16, int8, uint8 or bool (bytes 0 / 1) array.
 function readNpy(file) {
   const bytes = fs.readFileSync(file);
   const headerLength = bytes.readUInt16LE(8);

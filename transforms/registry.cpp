@@ -215,15 +215,21 @@ bool TransformRegistry::is_enabled(const Transformation& t) const {
     return t.enabled();
 }
 
-void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const {
+void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx, const std::string& from) const {
     auto sequence = order();
+    const Transformation* inference = find(kPartialInferenceId);
+    bool inference_done = false;
+    if (!from.empty()) {
+        auto first = std::find_if(sequence.begin(), sequence.end(), [&](auto* t) { return t->id() == from; });
+        MO_ASSERT(first != sequence.end(), "no transformation '", from, "' to run from");
+        inference_done = std::find(sequence.begin(), first, inference) != first;
+        sequence.erase(sequence.begin(), first);
+    }
     if (log_enabled(LogLevel::Debug)) {
         std::string s;
         for (auto* t : sequence) s += "\n  " + t->id() + (is_enabled(*t) ? "" : " (disabled)");
         MO_LOG(Debug, "transformation order:", s);
     }
-    const Transformation* inference = find(kPartialInferenceId);
-    bool inference_done = false;
     // Runs `t` on `g`, then on the bodies of g's nodes when it wants them.
     std::function<bool(const Transformation&, Graph&)> run_in = [&](const Transformation& t, Graph& g) {
         bool changed = false;

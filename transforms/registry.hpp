@@ -42,7 +42,9 @@ public:
     // Runs everything in order. Shape inference (the "PartialInference" transformation) is
     // re-run after each later change. Errors are re-thrown with the transformation id attached.
     // At DEBUG level logs the order and, per transformation, its time and node-change count.
-    void run_all(Graph& graph, const TransformContext& ctx) const;
+    // With `from`, the transformations ordered before that id are skipped (shape inference
+    // counts as done when it is among them): finishing a graph held after an earlier run_all.
+    void run_all(Graph& graph, const TransformContext& ctx, const std::string& from = {}) const;
 
     // One line per transformation in run order: id, phase, enabled, origin (--list_transformations).
     std::string describe_order() const;

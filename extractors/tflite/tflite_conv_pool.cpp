@@ -29,13 +29,15 @@ AttrMap window_attrs(ExtractContext& c, bool with_dilations) {
     return a;
 }
 
-// conv_out (NCHW) + bias (input `bias_input`, [C]), the fused activation, then back to NHWC.
-void finish_conv(ExtractContext& c, OutPort y, size_t bias_input = 2) {
+// conv_out (NCHW) + bias (input `bias_input`, [C]), requantized as TFLite's reference kernels
+// round (input `x_input`, weights input 1), the fused activation, then back to NHWC.
+void finish_conv(ExtractContext& c, OutPort y, size_t bias_input = 2, size_t x_input = 0) {
     if (c.has_input(bias_input)) {
         OutPort bias = c.op("Reshape", "bias", {c.input(bias_input), c.i64s("bias/shape", {1, -1, 1, 1})},
                             {{"special_zero", false}});
         y = c.op("Add", "biased", {y, bias});
     }
+    y = tflite_reference_requantization(c, y, x_input, 1, 1, 4);
     y = tflite_activation(c, y, "activation");
     c.set_output(0, transpose(c, "", y, kToNhwc));
 }
@@ -116,7 +118,7 @@ void transpose_conv(ExtractContext& c) {
     OutPort w = transpose(c, "weights", c.input(1), {3, 0, 1, 2});  // -> [I, O, H, W]
     OutPort y = tf_family::transposed_conv(c, c.input(2), w, {ws[1].get_length(), ws[2].get_length()}, c.input_ints(0),
                                            {c.i("stride_h", 1), c.i("stride_w", 1)}, c.i("padding", 0) == 0);
-    finish_conv(c, y, 3);
+    finish_conv(c, y, 3, 2);
 }
 
 // CONV_3D(x [N, D, H, W, C], filter [kD, kH, kW, C, O] [, bias]): Convolution over NCDHW between
@@ -151,6 +153,7 @@ void fully_connected(ExtractContext& c) {
         x = c.op("Reshape", "flatten", {x, c.i64s("flatten/shape", {-1, ws[1].get_length()})}, {{"special_zero", false}});
     OutPort y = c.op("MatMul", "matmul", {x, c.input(1)}, {{"transpose_a", false}, {"transpose_b", true}});
     if (c.has_input(2)) y = c.op("Add", "biased", {y, c.input(2)});
+    y = tflite_reference_requantization(c, y, 0, 1, 0, 1);  // per output channel: the last axis
     c.set_output(0, tflite_activation(c, y, "activation"));
 }
 

@@ -10,6 +10,7 @@ void register_tflite_extractors(ExtractorRegistry& r) {
     register_tflite_shape(r);
     register_tflite_slice_gather(r);
     register_tflite_quantization(r);
+    register_tflite_control_flow(r);
     register_tflite_detection(r);
     register_tflite_comparison(r);
     register_tflite_math(r);

@@ -123,7 +123,7 @@ struct Scope {
 class OnnxGraphBuilder {
 public:
     OnnxGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path, options.external_data_dir) {}
 
     std::unique_ptr<Graph> run() {
         parsed_ = parse_model(path_);

@@ -113,6 +113,34 @@ TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
     EXPECT_EQ(std::memcmp(bytes.data() + 1000, content.data() + 1, content.size() - 1), 0);
 }
 
+// A file view that starts on a page of its file is copied to a 64 KiB multiple of the BIN (zeros
+// before it), where the kernel copies it fastest; one that does not is placed right after the
+// bytes before it.
+TEST(BinWriter, PageAlignedFileViewsAreCopiedTo64KiBOffsets) {
+    test::ScratchDir dir("bin_src_aligned");
+    auto content = pattern(size_t{3} << 20, 9);
+    std::string src = dir.file("weights.raw");
+    std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(content.data()), content.size());
+    auto file = MappedFile::open(src);
+    auto aligned = std::make_shared<ViewBuffer>(file, file->data() + 4096, size_t{1} << 20);
+    auto unaligned = std::make_shared<ViewBuffer>(file, file->data() + 100, (size_t{1} << 20) + 7);
+    auto small = std::make_shared<ViewBuffer>(file, file->data() + 5, 4096);
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add(*small, small->data(), small->size()).offset, 0u);
+    EXPECT_EQ(w.add(*aligned, aligned->data(), aligned->size()).offset, 65536u);
+    const uint64_t after = 65536u + (size_t{1} << 20);
+    EXPECT_EQ(w.add(*unaligned, unaligned->data(), unaligned->size()).offset, after);
+    w.flush();
+    EXPECT_EQ(w.padding_bytes(), 65536u - 4096u);
+    std::string bytes = test::read_bytes(sink.path);
+    ASSERT_EQ(bytes.size(), after + (size_t{1} << 20) + 7);
+    EXPECT_EQ(std::memcmp(bytes.data(), content.data() + 5, 4096), 0);
+    EXPECT_TRUE(std::all_of(bytes.begin() + 4096, bytes.begin() + 65536, [](char c) { return c == 0; }));
+    EXPECT_EQ(std::memcmp(bytes.data() + 65536, content.data() + 4096, size_t{1} << 20), 0);
+    EXPECT_EQ(std::memcmp(bytes.data() + after, content.data() + 100, (size_t{1} << 20) + 7), 0);
+}
+
 // Byte p of the result is (7p + 3) mod 256, computed on request; counts the requests and the
 // largest piece asked for (one request runs at a time: the writer waits for each).
 class CountingDerived final : public DerivedBuffer {

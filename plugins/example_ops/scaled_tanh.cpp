@@ -4,7 +4,9 @@
 //    runtime needs a matching extension to run it);
 //  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta);
 //  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh;
-//  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh.
+//  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh;
+//  * the extractor of MediaPipe's TFLite CUSTOM op Convolution2DTransposeBias, which reads its
+//    padding and strides from the op's custom options (transpose_conv_bias.cpp).
 #include <mo/plugin.hpp>
 
 #include <cmath>
@@ -112,11 +114,18 @@ public:
     }
 };
 
+}  // namespace
+
+void register_transpose_conv_bias(mo::Registries& r);  // transpose_conv_bias.cpp
+
+namespace {
+
 void register_example_ops(mo::Registries& r) {
     r.ops.add(scaled_tanh_schema());
     r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
     r.transforms.add(std::make_unique<ScaledTanhToTanh>());
     r.transforms.add(std::make_unique<ScaledTanhFusion>());
+    register_transpose_conv_bias(r);
 }
 
 }  // namespace

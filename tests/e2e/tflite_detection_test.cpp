@@ -257,7 +257,9 @@ test::TfliteModelBuilder postprocess_model(std::vector<uint8_t> custom_options) 
 void expect_conversion_error(const test::TfliteModelBuilder& m, std::initializer_list<const char*> fragments) {
     test::ScratchDir dir{"tflite_detection_bad"};
     ConversionOptions o;
-    o.input_model = m.save("detection_bad.tflite");
+    // One file per test: ctest runs the tests of this file in parallel processes.
+    o.input_model = m.save(std::string("detection_bad_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           ".tflite");
     o.output_dir = dir.path().string();
     test::expect_error([&] { convert(o); }, fragments);
 }

@@ -20,9 +20,24 @@ void register_tflite_shape(ExtractorRegistry& r);        // RESHAPE, CONCATENATI
 void register_tflite_slice_gather(ExtractorRegistry& r); // slices, splits, GATHER, PACK, ARG_MAX, ...
 void register_tflite_quantization(ExtractorRegistry& r); // quantized tensors, QUANTIZE, DEQUANTIZE
 void register_tflite_control_flow(ExtractorRegistry& r); // IF, WHILE, variables' state
+void register_tflite_detection(ExtractorRegistry& r);    // TFLite_Detection_PostProcess (CUSTOM)
+void register_tflite_comparison(ExtractorRegistry& r);   // comparisons, logic, SELECT, WHERE
+void register_tflite_math(ExtractorRegistry& r);         // SIGN, ROUND, GELU, FLOOR_DIV, ADD_N, L2_NORMALIZATION, ...
+void register_tflite_tensor(ExtractorRegistry& r);       // SHAPE, FILL, RANGE, REVERSE_V2, TOPK_V2, UNIQUE, ...
+void register_tflite_scatter_segment(ExtractorRegistry& r); // EMBEDDING_LOOKUP, SCATTER_ND, segment sums
+void register_tflite_spatial(ExtractorRegistry& r);      // SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, L2_POOL_2D, LRN
+void register_tflite_fft(ExtractorRegistry& r);          // RFFT2D, COMPLEX_ABS, REAL, IMAG
+void register_tflite_recurrent(ExtractorRegistry& r);    // RNN, UNIDIRECTIONAL_SEQUENCE_RNN, the sequence LSTMs
+void register_tflite_nms(ExtractorRegistry& r);          // NON_MAX_SUPPRESSION_V4, _V5
 
 // (scale, zero point) of output j when the loader quantized it (per tensor), else nullopt.
 std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j);
+
+// The number of elements of a constant of `dims` the extractor is about to make (`what` names it):
+// fails, naming the node, when the product overflows or exceeds --max_constant_size, so that an
+// option or shape from a hostile file never allocates beyond it.
+int64_t tflite_constant_elements(ExtractContext& c, const std::vector<int64_t>& dims, ElementType type,
+                                 const std::string& what);
 
 // TFLite's reference requantization of an 8-bit CONV_2D / DEPTHWISE_CONV_2D / TRANSPOSE_CONV /
 // FULLY_CONNECTED output, applied to its real-valued accumulator `y` (bias added, before the

@@ -6,10 +6,12 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/infer.hpp"
 #include "core/mapped_file.hpp"
 #include "core/subgraph.hpp"
 #include "loaders/input_overrides.hpp"
 #include "loaders/tflite/tflite_attributes.hpp"
+#include "loaders/tflite/tflite_custom_options.hpp"
 #include "loaders/tflite/tflite_quantization.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 #include "loaders/tflite/tflite_sparse.hpp"
@@ -255,14 +257,20 @@ private:
         const std::string at = "tensor '" + name + "' in " + in(s);
         const auto bytes = buffer_bytes(t.buffer(), at);
         // A tensor of no elements needs no bytes: an empty constant (RESHAPE's shape [] of a
-        // reshape to a scalar, as onnx-tf's models have), not a missing one.
-        if (bytes.empty() && !has_no_elements(t)) return std::nullopt;
+        // reshape to a scalar, as onnx-tf's models have), not a missing one. A variable without
+        // data (an LSTM's or RNN's state) holds zeros at the first invocation.
+        if (bytes.empty() && !has_no_elements(t) && !t.is_variable()) return std::nullopt;
         const PartialShape shape = shape_of(t, at);
         if (!shape.is_static()) throw Error("a constant tensor has a dynamic shape", at, "re-export the model");
         const ElementType type = element_type(t.type(), at);
         const Shape dims = shape.to_shape();
         Tensor value;
         if (bytes.empty()) {
+            const int64_t elements = located(at, [&] { return shape_size(dims); });
+            if (!fits_max_folded_bytes(type, elements))
+                throw Error("the variable tensor has " + std::to_string(elements) + " elements, more than --max_constant_size (" +
+                                std::to_string(max_folded_bytes()) + " bytes)",
+                            at, "raise --max_constant_size if the model is genuine");
             value = Tensor::allocate(type, dims);
         } else if (t.sparsity()) {  // densified now: DENSIFY then passes it on
             value = densify_tflite(*t.sparsity(), type, dims, bytes, at);
@@ -351,6 +359,12 @@ private:
         if (builtin_code == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM)) {
             fw.domain = "custom";
             fw.type = code.custom_code() ? code.custom_code()->str() : "";
+            if (fw.type == kEdgeTpuCustomCode)
+                throw Error("this model was compiled for the Edge TPU (" + fw.type +
+                                "): its layers run inside the Edge TPU's own operator",
+                            where, "convert the CPU .tflite it was compiled from (the same name without _edgetpu)");
+            if (const auto* options = op.custom_options())
+                fw.attributes = tflite_custom_attributes({options->data(), options->size()});
             return;
         }
         const char* name = tflite::EnumNameBuiltinOperator(static_cast<tflite::BuiltinOperator>(builtin_code));

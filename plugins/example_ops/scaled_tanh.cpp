@@ -5,7 +5,9 @@
 //  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta), and of
 //    a Caffe layer of type ScaledTanh (scaled_tanh_param { alpha beta }, a fork's parameters);
 //  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh;
-//  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh.
+//  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh;
+//  * the extractor of MediaPipe's TFLite CUSTOM op Convolution2DTransposeBias, which reads its
+//    padding and strides from the op's custom options (transpose_conv_bias.cpp).
 #include <mo/plugin.hpp>
 
 #include <cmath>
@@ -118,12 +120,19 @@ public:
     }
 };
 
+}  // namespace
+
+void register_transpose_conv_bias(mo::Registries& r);  // transpose_conv_bias.cpp
+
+namespace {
+
 void register_example_ops(mo::Registries& r) {
     r.ops.add(scaled_tanh_schema());
     r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
     r.extractors.add({"caffe", "", "ScaledTanh", 1, INT64_MAX, extract_caffe_scaled_tanh});
     r.transforms.add(std::make_unique<ScaledTanhToTanh>());
     r.transforms.add(std::make_unique<ScaledTanhFusion>());
+    register_transpose_conv_bias(r);
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ std::vector<std::string> cpp_blocks(const std::string& markdown) {
 
 TEST(Docs, ExtendingSnippetsAreCompiledCode) {
     const std::string root = MO_SOURCE_DIR;
-    const std::string sources = read_file(root + "/plugins/example_ops/scaled_tanh.cpp");
+    const std::string sources = read_file(root + "/plugins/example_ops/scaled_tanh.cpp") +
+                                read_file(root + "/plugins/example_ops/transpose_conv_bias.cpp");
     for (const char* page : {"/docs/extending.md", "/docs/patterns.md"}) {
         std::vector<std::string> blocks = cpp_blocks(read_file(root + page));
         EXPECT_GE(blocks.size(), 2u) << page;

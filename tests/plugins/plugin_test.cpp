@@ -10,9 +10,13 @@
 
 #include <pugixml.hpp>
 
+#include "core/evaluator.hpp"
 #include "emit/ir_test_util.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "support/graph_builder.hpp"
 #include "support/onnx_model_builder.hpp"
 #include "support/run_command.hpp"
+#include "support/tflite_model_builder.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {
@@ -232,6 +236,95 @@ TEST(Plugin, AddsAFrameworkWithItsLoaderAndExtractors) {
     r = run_mo("--input_model " + dir.file("net.toy") + " --framework toy --output_dir " + dir.file("out2"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("unsupported framework 'toy'"), std::string::npos) << r.output;
+}
+
+// MediaPipe's Convolution2DTransposeBias: x [1, h, w, 2] (NHWC), weights [3, 3, 3, 2] (OHWI), bias
+// [3]; its custom options are the 12 bytes of TfLiteTransposeConvParams (padding, stride_width,
+// stride_height as little-endian int32).
+std::string transpose_conv_bias_model(const std::string& name, int32_t h, int32_t w, std::vector<int32_t> params,
+                                      int32_t out_h, int32_t out_w) {
+    test::TfliteModelBuilder m;
+    const int x = m.input("x", {1, h, w, 2});
+    std::vector<float> weights(3 * 3 * 3 * 2);
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i * 7 % 11) - 5) / 4;
+    const int wt = m.constant("weights", {3, 3, 3, 2}, weights);
+    const int b = m.constant("bias", {3}, {0.5f, -1.f, 2.f});
+    const int y = m.tensor("y", {1, out_h, out_w, 3});
+    std::vector<uint8_t> bytes;
+    for (int32_t v : params)
+        for (int k = 0; k < 4; ++k) bytes.push_back(static_cast<uint8_t>(static_cast<uint32_t>(v) >> (8 * k)));
+    m.custom_op("Convolution2DTransposeBias", {x, wt, b}, {y}, bytes);
+    m.output(y);
+    return m.save(name);
+}
+
+// The op's output, worked from its kernel's definition: start from the bias, and let each input
+// pixel add input · filter to the outputs at (in · stride - pad + k), pad = half the SAME padding.
+std::vector<double> transpose_conv_bias_reference(const std::vector<float>& x, int32_t h, int32_t w, bool same,
+                                                  int32_t stride_w, int32_t stride_h, int32_t& out_h, int32_t& out_w) {
+    const int32_t pad_h = same ? std::max(0, 3 - (h - 1) % stride_h - 1) : 0;
+    const int32_t pad_w = same ? std::max(0, 3 - (w - 1) % stride_w - 1) : 0;
+    out_h = stride_h * (h - 1) + 3 - pad_h;
+    out_w = stride_w * (w - 1) + 3 - pad_w;
+    auto weight = [](int o, int ky, int kx, int i) {
+        const size_t at = static_cast<size_t>(((o * 3 + ky) * 3 + kx) * 2 + i);
+        return static_cast<double>(static_cast<int>(at * 7 % 11) - 5) / 4;
+    };
+    const double bias[3] = {0.5, -1, 2};
+    std::vector<double> y(static_cast<size_t>(out_h * out_w * 3));
+    for (int32_t oy = 0; oy < out_h; ++oy)
+        for (int32_t ox = 0; ox < out_w; ++ox)
+            for (int o = 0; o < 3; ++o) y[static_cast<size_t>((oy * out_w + ox) * 3 + o)] = bias[o];
+    for (int32_t iy = 0; iy < h; ++iy)
+        for (int32_t ix = 0; ix < w; ++ix)
+            for (int i = 0; i < 2; ++i)
+                for (int ky = 0; ky < 3; ++ky)
+                    for (int kx = 0; kx < 3; ++kx)
+                        for (int o = 0; o < 3; ++o) {
+                            const int32_t oy = iy * stride_h - pad_h / 2 + ky, ox = ix * stride_w - pad_w / 2 + kx;
+                            if (oy < 0 || oy >= out_h || ox < 0 || ox >= out_w) continue;
+                            y[static_cast<size_t>((oy * out_w + ox) * 3 + o)] +=
+                                x[static_cast<size_t>((iy * w + ix) * 2 + i)] * weight(o, ky, kx, i);
+                        }
+    return y;
+}
+
+TEST(Plugin, TfliteCustomOpReadsItsOptionBytes) {
+    struct Case {
+        bool same;
+        int32_t stride_w, stride_h, h, w;
+    };
+    for (const Case& k : {Case{true, 2, 2, 4, 5}, Case{true, 3, 2, 3, 3}, Case{false, 2, 1, 3, 4}}) {
+        SCOPED_TRACE((k.same ? "SAME" : "VALID") + std::string(" stride ") + std::to_string(k.stride_w) + "x" +
+                     std::to_string(k.stride_h));
+        std::vector<float> x;
+        for (int32_t i = 0; i < k.h * k.w * 2; ++i) x.push_back(static_cast<float>(i % 5) - 1.5f);
+        int32_t out_h = 0, out_w = 0;
+        const std::vector<double> want = transpose_conv_bias_reference(x, k.h, k.w, k.same, k.stride_w, k.stride_h, out_h, out_w);
+        test::ScratchDir dir("plugin_tflite");
+        const std::string model = transpose_conv_bias_model("transpose_conv_bias.tflite", k.h, k.w,
+                                                            {k.same ? 1 : 2, k.stride_w, k.stride_h}, out_h, out_w);
+        CommandResult r = run_mo("--input_model " + model + " --compress_to_fp16=False --output_dir " + dir.file("out") +
+                                 " --extensions " + kPlugin);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        auto ir = read_ir(dir.file("out/transpose_conv_bias.xml"), test::builtin_ops());
+        const auto got = evaluate(*ir, {Tensor::from_vector<float>(x, {1, k.h, k.w, 2})});
+        ASSERT_EQ(got.size(), 1u);
+        EXPECT_EQ(got[0].shape(), (Shape{1, out_h, out_w, 3}));
+        const auto g = got[0].to_f64();
+        ASSERT_EQ(g.size(), want.size());
+        for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], 1e-5) << i;
+    }
+    // Without the plugin the op is unknown; with options too short for the struct, an error.
+    test::ScratchDir dir("plugin_tflite");
+    const std::string model = transpose_conv_bias_model("transpose_conv_bias.tflite", 3, 3, {1, 2, 2}, 6, 6);
+    CommandResult r = run_mo("--input_model " + model + " --output_dir " + dir.file("out"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("tflite custom.Convolution2DTransposeBias"), std::string::npos) << r.output;
+    const std::string short_options = transpose_conv_bias_model("short.tflite", 3, 3, {1, 2}, 6, 6);
+    r = run_mo("--input_model " + short_options + " --output_dir " + dir.file("out") + " --extensions " + kPlugin);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("custom options of 8 bytes; TfLiteTransposeConvParams has 12"), std::string::npos) << r.output;
 }
 
 TEST(Plugin, ANonLibraryIsAClearError) {

@@ -18,6 +18,12 @@ int TfliteModelBuilder::input(const std::string& name, std::vector<int32_t> shap
     return t;
 }
 
+int TfliteModelBuilder::variable(const std::string& name, std::vector<int32_t> shape) {
+    int t = tensor(name, std::move(shape));
+    cur().tensors.back().is_variable = true;
+    return t;
+}
+
 int TfliteModelBuilder::add_buffer(const void* data, size_t size) {
     std::vector<uint8_t> b(size);
     std::memcpy(b.data(), data, size);
@@ -69,9 +75,9 @@ void TfliteModelBuilder::op(tflite::BuiltinOperator code, std::vector<int32_t> i
 }
 
 void TfliteModelBuilder::custom_op(const std::string& custom_code, std::vector<int32_t> inputs,
-                                   std::vector<int32_t> outputs) {
+                                   std::vector<int32_t> outputs, std::vector<uint8_t> custom_options) {
     cur().ops.push_back({static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM), custom_code, std::move(inputs),
-                    std::move(outputs), {}});
+                    std::move(outputs), {}, std::move(custom_options)});
 }
 
 int TfliteModelBuilder::subgraph(const std::string& name) {
@@ -116,7 +122,7 @@ std::vector<uint8_t> TfliteModelBuilder::bytes() const {
                                                                     tflite::QuantizationDetails::NONE, 0,
                                                                     t.quantized_dimension);
             tensors.push_back(tflite::CreateTensor(fb, fb.CreateVector(t.shape), t.type, t.buffer, fb.CreateString(t.name),
-                                                   quantization, false, sparsity));
+                                                   quantization, t.is_variable, sparsity));
         }
         std::vector<flatbuffers::Offset<tflite::Operator>> ops;
         for (size_t i = 0; i < sg.ops.size(); ++i) {
@@ -126,7 +132,8 @@ std::vector<uint8_t> TfliteModelBuilder::bytes() const {
                                                        1, static_cast<tflite::BuiltinOperator>(o.builtin)));
             auto options = o.options ? o.options(fb) : std::make_pair(tflite::BuiltinOptions::NONE, flatbuffers::Offset<void>());
             ops.push_back(tflite::CreateOperator(fb, static_cast<uint32_t>(codes.size() - 1), fb.CreateVector(o.inputs),
-                                                 fb.CreateVector(o.outputs), options.first, options.second));
+                                                 fb.CreateVector(o.outputs), options.first, options.second,
+                                                 o.custom_options.empty() ? 0 : fb.CreateVector(o.custom_options)));
         }
         subgraphs.push_back(tflite::CreateSubGraph(fb, fb.CreateVector(tensors), fb.CreateVector(sg.inputs),
                                                    fb.CreateVector(sg.outputs), fb.CreateVector(ops), fb.CreateString(sg.name)));

@@ -35,6 +35,8 @@ struct InputLayout {
 
 struct ConversionOptions {
     std::string input_model;
+    // --input_proto: a Caffe model's deploy.prototxt when input_model is its .caffemodel.
+    std::string input_proto;
     std::string output_dir = ".";
     std::string model_name;   // default: the model file's stem
     std::string framework;    // "onnx"; empty: guessed from the file

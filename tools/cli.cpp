@@ -20,10 +20,11 @@ struct FlagSpec {
 
 // The flags, in the order --help lists them.
 const FlagSpec kFlags[] = {
-    {"input_model", true, "FILE", "model file to convert (.onnx, .prototxt, .tflite, frozen .pb / .pbtxt, TF.js model.json)"},
+    {"input_model", true, "FILE", "model file to convert (.onnx, .prototxt, .tflite, frozen .pb / .pbtxt, TF.js model.json, Caffe .caffemodel)"},
+    {"input_proto", true, "FILE", "Caffe: the deploy.prototxt of the --input_model .caffemodel (default: the .prototxt beside it)"},
     {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
     {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
-    {"framework", true, "NAME", "source framework: onnx, tflite or tf (default: guessed from the file)"},
+    {"framework", true, "NAME", "source framework: onnx, tflite, tf or caffe (default: guessed from the file)"},
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
@@ -350,12 +351,15 @@ void parse_transform(const std::string& text, ConversionOptions& o) {
 // The flags that shape the conversion (and the plugins and configs --list_transformations uses).
 void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     ConversionOptions& o = req.options;
+    if (auto v = find_given(given, "input_proto")) o.input_proto = *v;
     if (auto v = find_given(given, "input_model")) o.input_model = *v;
+    else if (!o.input_proto.empty()) o.input_model = o.input_proto;  // a Caffe topology without weights
     else if (req.action == CliRequest::Action::Convert)
         throw UsageError("--input_model is required", "command line", "mo --input_model model.onnx --output_dir out");
     if (auto v = find_given(given, "output_dir")) o.output_dir = *v;
     if (auto v = find_given(given, "model_name")) o.model_name = *v;
     if (auto v = find_given(given, "framework")) o.framework = *v;
+    else if (!o.input_proto.empty()) o.framework = "caffe";  // --input_proto is Caffe's flag
     if (auto v = find_given(given, "log_level")) {
         try {
             req.log_level = parse_log_level(*v);

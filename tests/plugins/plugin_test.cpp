@@ -54,6 +54,29 @@ std::map<std::string, int> layer_types(const std::string& xml_path) {
     return types;
 }
 
+// A Caffe layer type mo does not know, with a fork's parameters (unknown to mo's caffe.proto):
+// refused without the plugin, naming the type and the layer; converted with it, 2 * tanh(0.5 x).
+TEST(Plugin, AddsACaffeLayerType) {
+    test::ScratchDir dir("plugin_caffe");
+    std::ofstream(dir.file("deploy.prototxt")) << R"(input: "x" input_shape { dim: 4 }
+layer { name: "st" type: "ScaledTanh" bottom: "x" top: "y" scaled_tanh_param { alpha: 2 beta: 0.5 } }
+)";
+    const std::vector<float> x{-1.f, 0.f, 0.5f, 3.f};
+    std::vector<float> y;
+    for (float v : x) y.push_back(static_cast<float>(2.0 * std::tanh(0.5 * v)));
+    write_npy(dir.file("x.npy"), Tensor::from_vector<float>(x, {4}));
+    write_npy(dir.file("y.npy"), Tensor::from_vector<float>(y, {4}));
+    CommandResult r = run_mo("--input_proto " + dir.file("deploy.prototxt") + " --output_dir " + dir.file("out"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("ScaledTanh"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("caffe ScaledTanh (opset 1): st"), std::string::npos) << r.output;
+    r = run_mo("--input_proto " + dir.file("deploy.prototxt") + " --compress_to_fp16=False --output_dir " + dir.file("out") +
+               " --extensions " + kPlugin + " --validate_inputs " + dir.file("x.npy") + " --validate_outputs " + dir.file("y.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[ VALIDATE ] passed"), std::string::npos) << r.output;
+    EXPECT_EQ(layer_types(dir.file("out/deploy.xml"))["ScaledTanh"], 1);
+}
+
 TEST(Plugin, CustomOnnxOpBecomesAnExtensionOpThatValidates) {
     test::ScratchDir dir("plugin");
     std::string model = scaled_tanh_model(dir, 2.0, 0.5);

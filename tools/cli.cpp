@@ -23,6 +23,7 @@ const FlagSpec kFlags[] = {
     {"input_model", true, "FILE", "model file to convert (.onnx, .prototxt, .tflite, frozen .pb / .pbtxt, TF.js model.json)"},
     {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
     {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
+    {"output_format", true, "FORMATS", "ir (default), onnx, or ir,onnx: OpenVINO IR and/or <model_name>.onnx (docs/onnx-output.md)"},
     {"framework", true, "NAME", "source framework: onnx, tflite or tf (default: guessed from the file)"},
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
@@ -356,6 +357,14 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     if (auto v = find_given(given, "output_dir")) o.output_dir = *v;
     if (auto v = find_given(given, "model_name")) o.model_name = *v;
     if (auto v = find_given(given, "framework")) o.framework = *v;
+    if (given.count("output_format")) {
+        o.output_formats = list_value(given, "output_format");
+        for (const auto& f : o.output_formats)
+            if ((f != "ir" && f != "onnx") || std::count(o.output_formats.begin(), o.output_formats.end(), f) > 1)
+                throw UsageError("--output_format takes ir, onnx or ir,onnx, not '" + find_given(given, "output_format")[0] + "'",
+                                 "command line");
+        if (o.output_formats.empty()) throw UsageError("--output_format needs a value", "command line");
+    }
     if (auto v = find_given(given, "log_level")) {
         try {
             req.log_level = parse_log_level(*v);
@@ -404,17 +413,18 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("--validate cannot compare a stateful IR with the source model (their inputs differ)",
                          "command line", "validate the conversion without --transform MakeStateful");
     // Flags that do not change the IR stay out of its conversion parameters: validation, and
-    // where the IR goes and how much is logged (the same model gives the same bytes wherever
-    // and however it is converted).
+    // where the IR goes, which formats are written and how much is logged (the same model gives
+    // the same bytes wherever and however it is converted).
     for (const auto& [k, v] : given)
-        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level") req.options.cli_parameters.emplace_back(k, v);
+        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level" && k != "output_format")
+            req.options.cli_parameters.emplace_back(k, v);
     return req;
 }
 
 std::string usage_text() {
     std::string s =
         "usage: mo --input_model FILE [--output_dir DIR] [options]\n\n"
-        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin).\n\n"
+        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin) and/or ONNX (<model_name>.onnx).\n\n"
         "options (--flag value or --flag=value):\n";
     for (const FlagSpec& f : kFlags) {
         std::string left = std::string("  --") + f.name + (f.takes_value ? " " : "") + f.value_name;

@@ -3,6 +3,7 @@
 #include "extractors/onnx/onnx_extractors.hpp"
 #include "extractors/tf/tf_extractors.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
+#include "loaders/ir/ir_loader.hpp"
 #include "loaders/onnx/onnx_loader.hpp"
 #include "loaders/tf/tf_loader.hpp"
 #include "loaders/tflite/tflite_loader.hpp"
@@ -19,6 +20,7 @@ void register_builtins(Registries& r) {
     register_onnx_loader(r.loaders);
     register_tflite_loader(r.loaders);
     register_tf_loader(r.loaders);
+    register_ir_loader(r.loaders);
     register_onnx_extractors(r.extractors);
     register_tflite_extractors(r.extractors);
     register_tf_extractors(r.extractors);

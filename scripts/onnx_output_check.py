@@ -14,7 +14,9 @@ input_<i>.npy and the source runtime's output_<j>.npy):
 Run (not in CI: ONNX Runtime is not installed there):
   NODE_PATH=/work/npm/node_modules /usr/bin/python3 scripts/onnx_output_check.py --mo build/tools/mo \\
       DIR [DIR ...] [--mo-args "--input_shape [1,3,8,8]"] [--markdown]
-A directory may also be given as DIR=MODEL_FILE when the model file has another name.
+A directory may also be given as DIR=MODEL_FILE when the model file has another name. With
+--named PREFIX_IN,PREFIX_OUT the inputs and outputs are PREFIX_IN<input name>.npy and
+PREFIX_OUT<output name>.npy (the Hugging Face fixtures: --named step1_in_,step1_out_).
 """
 import argparse
 import os
@@ -58,7 +60,7 @@ def all_nodes(graph):
                 yield from all_nodes(a.g)
 
 
-def check(mo, d, mo_args, keep):
+def check(mo, d, mo_args, keep, named=None):
     d, f = model_file(d)
     name = os.path.basename(os.path.normpath(d))
     out = tempfile.mkdtemp(prefix="onnx_out_") if not keep else keep
@@ -86,7 +88,11 @@ def check(mo, d, mo_args, keep):
     row["int8_weights"] = sum(int(np.prod(i.dims)) for i in ints)
     # Inputs in the ONNX input types (TF.js saves uint8 images as int32).
     inputs = []
-    for k, (src, vi) in enumerate(zip(numbered(d, "input"), model.graph.input)):
+    sources = numbered(d, "input")
+    if named:
+        sources = [os.path.join(d, named[0] + vi.name + ".npy") for vi in model.graph.input]
+        sources = sources[:next((k for k, s in enumerate(sources) if not os.path.exists(s)), len(sources))]
+    for k, (src, vi) in enumerate(zip(sources, model.graph.input)):
         a = np.load(src)
         want = NP_OF_ONNX.get(vi.type.tensor_type.elem_type)
         if want is not None and a.dtype != want:
@@ -103,6 +109,10 @@ def check(mo, d, mo_args, keep):
     errors = []
     refs = numbered(d, "output")
     got = numbered(ort_dir, "output")
+    if named:  # the reference of each output that has one, by name
+        pairs = [(os.path.join(d, named[1] + o.name + ".npy"), g) for o, g in zip(model.graph.output, got)]
+        pairs = [(r, g) for r, g in pairs if os.path.exists(r)]
+        refs, got = [r for r, _ in pairs], [g for _, g in pairs]
     # Outputs beyond the runtime's: a stateless model's variables as assigned (compared by the
     # next step, not here).
     if len(refs) > len(got):
@@ -128,6 +138,7 @@ def main():
     ap.add_argument("--mo", default="build/tools/mo")
     ap.add_argument("--mo-args", default="")
     ap.add_argument("--keep", help="write the ONNX files to this folder")
+    ap.add_argument("--named", help="PREFIX_IN,PREFIX_OUT: inputs and outputs by name")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
     os.environ.setdefault("NODE_PATH", "/work/npm/node_modules")
@@ -136,7 +147,7 @@ def main():
     print("|" + "---|" * len(cols))
     failed = 0
     for d in args.dirs:
-        row = check(args.mo, d, shlex.split(args.mo_args), args.keep)
+        row = check(args.mo, d, shlex.split(args.mo_args), args.keep, args.named.split(",") if args.named else None)
         failed += "error" in row
         print("| " + " | ".join(f"{row[c]:.2f}" if c == "seconds" else str(row.get(c, "")) for c in cols) + " |", flush=True)
     sys.exit(1 if failed else 0)

@@ -9,7 +9,9 @@ const { readNpy, writeNpy } = require('./npy.js');
 
 async function main() {
   const [model, outDir, ...inputs] = process.argv.slice(2);
-  const session = await ort.InferenceSession.create(model);
+  // ORT_OPTIMIZATION=disabled: the graph as written (ONNX Runtime's fusions may change the arithmetic).
+  const options = process.env.ORT_OPTIMIZATION ? { graphOptimizationLevel: process.env.ORT_OPTIMIZATION } : {};
+  const session = await ort.InferenceSession.create(model, options);
   // Inputs beyond those given keep their defaults (initializers of the same name: a stateless
   // model's variables before the first step).
   if (inputs.length > session.inputNames.length)

@@ -163,8 +163,12 @@ std::vector<int64_t> reduce_axes(OnnxNodeContext& c) { return c.const_ints(1, "t
 // Reduce* with axes as an attribute (ReduceSum takes them as an input from opset 13).
 EmitFn reduce(std::string onnx_type) {
     return [onnx_type](OnnxNodeContext& c) {
-        const auto axes = reduce_axes(c);
         const int64_t keep = c.attr<bool>("keep_dims") ? 1 : 0;
+        if (onnx_type == "ReduceSum" && !c.in_value(1)) {  // axes at run time: empty ones reduce nothing, as OpenVINO
+            c.add("ReduceSum", {c.in(0), as_i64(c, 1)}, {c.out(0)}, {a_int("keepdims", keep), a_int("noop_with_empty_axes", 1)});
+            return;
+        }
+        const auto axes = reduce_axes(c);
         if (axes.empty()) {  // OpenVINO reduces nothing; ONNX would reduce everything
             c.add("Identity", {c.in(0)}, {c.out(0)});
             return;

@@ -83,6 +83,10 @@ void emit_split(OnnxNodeContext& c) {
 
 void emit_variadic_split(OnnxNodeContext& c) {
     const int64_t axis = c.const_ints(1, "the axis").at(0);
+    if (!c.in_value(2)) {  // lengths computed at run time: ONNX's split input, which has no -1
+        c.add("Split", {c.in(0), as_i64(c, 2)}, outputs_of(c), {a_int("axis", axis)});
+        return;
+    }
     std::vector<int64_t> lengths = c.const_ints(2, "the split lengths");
     auto unknown = std::find(lengths.begin(), lengths.end(), -1);
     if (unknown != lengths.end()) {  // -1: the rest of the axis
@@ -96,11 +100,36 @@ void emit_variadic_split(OnnxNodeContext& c) {
     c.add("Split", {c.in(0), c.ints(lengths, "split")}, outputs_of(c), {a_int("axis", axis)});
 }
 
+// Gather with batch_dims b on axis b is GatherND over the indices as 1-tuples with the same
+// batch dims; on a later axis, the same on the axis moved to b, and the gathered dims moved back.
 void emit_gather(OnnxNodeContext& c) {
-    const int64_t axis = c.const_ints(2, "the axis").at(0);
-    const int64_t batch_dims = c.attr<int64_t>("batch_dims");
-    if (batch_dims != 0) c.fail("Gather with batch_dims " + std::to_string(batch_dims) + " has no single ONNX op");
-    c.add("Gather", {c.in(0), c.in(1)}, {c.out(0)}, {a_int("axis", axis)});
+    int64_t axis = c.const_ints(2, "the axis").at(0);
+    int64_t batch_dims = c.attr<int64_t>("batch_dims");
+    if (batch_dims == 0) {
+        c.add("Gather", {c.in(0), c.in(1)}, {c.out(0)}, {a_int("axis", axis)});
+        return;
+    }
+    const int64_t rank = static_rank(c, 0, "Gather with batch_dims");
+    if (axis < 0) axis += rank;
+    if (batch_dims < 0) batch_dims += static_rank(c, 1, "Gather with batch_dims");
+    const int64_t b = batch_dims, m = static_rank(c, 1, "Gather with batch_dims") - b;
+    const std::string tuples = c.add_tmp("Unsqueeze", {as_i64(c, 1), c.ints({-1}, "last")});
+    if (axis == b) {
+        c.add("GatherND", {c.in(0), tuples}, {c.out(0)}, {a_int("batch_dims", b)});
+        return;
+    }
+    std::vector<int64_t> to_front, back;
+    for (int64_t d = 0; d < b; ++d) to_front.push_back(d), back.push_back(d);
+    to_front.push_back(axis);
+    for (int64_t d = b; d < rank; ++d)
+        if (d != axis) to_front.push_back(d);
+    // GatherND gives [batch, gathered (m), data b..axis-1, data after axis]: the gathered dims go after b..axis-1.
+    for (int64_t d = 0; d < axis - b; ++d) back.push_back(b + m + d);
+    for (int64_t d = 0; d < m; ++d) back.push_back(b + d);
+    for (int64_t d = b + m + (axis - b); d < m + rank - 1; ++d) back.push_back(d);
+    const std::string moved = c.add_tmp("Transpose", {c.in(0)}, {a_ints("perm", to_front)});
+    const std::string gathered = c.add_tmp("GatherND", {moved, tuples}, {a_int("batch_dims", b)});
+    c.add("Transpose", {gathered}, {c.out(0)}, {a_ints("perm", back)});
 }
 
 void emit_gather_nd(OnnxNodeContext& c) {

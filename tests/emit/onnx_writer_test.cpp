@@ -91,7 +91,7 @@ Tensor ramp(Shape s, float start = -2.f, float step = 0.37f) {
 
 // Ops that have no ONNX form in this emitter (each is refused with its name).
 const std::set<std::string> kNoOnnxForm = {"DFT", "IDFT", "RDFT", "STFT", "LSTMSequence", "GRUSequence", "RNNSequence",
-                                           "DetectionOutput", "NonMaxSuppression"};
+                                           "DetectionOutput"};
 
 TEST(OnnxRules, EveryOpHasARuleOrIsListedAsHavingNone) {
     size_t rules = 0;
@@ -105,7 +105,7 @@ TEST(OnnxRules, EveryOpHasARuleOrIsListedAsHavingNone) {
     // Every rule names a registered op.
     for (const auto& r : onnx_emit::all_rules()) EXPECT_TRUE(test::builtin_ops().find(r.type)) << r.type;
     EXPECT_EQ(rules, onnx_emit::all_rules().size());
-    EXPECT_EQ(rules, 119u);
+    EXPECT_EQ(rules, 120u);
 }
 
 TEST(OnnxWriter, OpsWithoutOnnxFormAreNamedAllAtOnceAndNothingIsWritten) {
@@ -213,6 +213,26 @@ TEST(OnnxWriter, NormalizationPoolingAndResamplingMatch) {
                   {{"strides", std::vector<int64_t>{1, 1}}, {"dilations", std::vector<int64_t>{1, 1}},
                    {"pads_begin", std::vector<int64_t>{0, 0}}, {"pads_end", std::vector<int64_t>{0, 0}}}));
     round_trip(b.graph(), {ramp({1, 3, 5, 7})}, 1e-5);
+}
+
+// NonMaxSuppression sorted across classes by score, with its scores and count outputs; Gather
+// with batch dims on a later axis (GatherND between two Transposes).
+TEST(OnnxWriter, NonMaxSuppressionAndBatchedGatherMatch) {
+    GraphBuilder b;
+    auto boxes = b.input(ElementType::f32, {1, 6, 4}, "boxes");
+    auto scores = b.input(ElementType::f32, {1, 2, 6}, "scores");
+    Node nms = b.node("NonMaxSuppression", {boxes, scores, b.constant<int64_t>({3}, {}), b.constant<float>({0.5f}, {}),
+                                            b.constant<float>({0.05f}, {})},
+                      {{"sort_result_descending", true}, {"output_type", ElementType::i32}});
+    for (size_t j = 0; j < 3; ++j) b.output(nms.out(j));
+    auto data = b.input(ElementType::f32, {2, 3, 4, 5}, "data");
+    auto idx = b.constant<int64_t>({3, 0, -1, 1, 1, 2}, {2, 3});
+    b.output(b.op("Gather", {data, idx, b.constant<int64_t>({2}, {})}, {{"batch_dims", int64_t{1}}}));
+    const Tensor bx = floats({0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, -0.1f, 1, 0.9f, 0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100, 1, 101}, {1, 6, 4});
+    const Tensor sc = floats({0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f, 0.1f, 0.2f, 0.85f, 0.01f, 0.4f, 0.97f}, {1, 2, 6});
+    auto ops = round_trip(b.graph(), {bx, sc, ramp({2, 3, 4, 5})}, 1e-6);
+    EXPECT_EQ(count(ops, "NonMaxSuppression"), 1u);
+    EXPECT_EQ(count(ops, "GatherND"), 2u);  // the selected scores, the batched Gather
 }
 
 // Integer weights -> Convert -> Subtract zero point -> Multiply per-channel scale: one

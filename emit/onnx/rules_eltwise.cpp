@@ -81,6 +81,11 @@ void emit_floor_mod(OnnxNodeContext& c) {
     c.add("Identity", {floor_mod(c, c.in(0), c.in(1), t)}, {c.out(0)});
 }
 
+void emit_mod(OnnxNodeContext& c) {
+    check_broadcast(c);
+    c.add("Mod", {c.in(0), c.in(1)}, {c.out(0)}, {a_int("fmod", 1)});
+}
+
 void emit_squared_difference(OnnxNodeContext& c) {
     check_broadcast(c);
     c.need_opset(arithmetic_opset(c.in_type(0)));
@@ -192,7 +197,7 @@ void emit_select(OnnxNodeContext& c) {
 }  // namespace
 
 std::vector<OnnxRule> eltwise_rules() {
-    std::vector<OnnxRule> r = {
+    return {
         {"Abs", 13, same_as("Abs"), "Abs"},
         {"Negative", 13, same_as("Neg"), "Neg"},
         {"Sign", 13, same_as("Sign"), "Sign"},
@@ -239,7 +244,7 @@ std::vector<OnnxRule> eltwise_rules() {
         {"Minimum", 13, binary("Min"), "Min"},
         {"SquaredDifference", 13, emit_squared_difference, "decomposed: (a - b) * (a - b)"},
         {"FloorMod", 13, emit_floor_mod, "Mod(fmod=0) for integers, decomposed from Mod(fmod=1) for floats"},
-        {"Mod", 13, binary("Mod"), "Mod(fmod=1)"},
+        {"Mod", 13, emit_mod, "Mod(fmod=1): C's fmod, the sign of the dividend"},
         {"Equal", 13, binary("Equal"), "Equal"},
         {"NotEqual", 13, emit_not_equal, "Not(Equal)"},
         {"Less", 13, binary("Less"), "Less"},
@@ -253,14 +258,6 @@ std::vector<OnnxRule> eltwise_rules() {
         {"BitwiseRightShift", 13, [](OnnxNodeContext& c) { emit_bit_shift(c, "RIGHT"); }, "BitShift (unsigned only)"},
         {"Select", 13, emit_select, "Where"},
     };
-    // Mod: C's fmod (the sign of the dividend), which ONNX's Mod gives with fmod=1.
-    for (auto& rule : r)
-        if (rule.type == "Mod")
-            rule.emit = [](OnnxNodeContext& c) {
-                check_broadcast(c);
-                c.add("Mod", {c.in(0), c.in(1)}, {c.out(0)}, {a_int("fmod", 1)});
-            };
-    return r;
 }
 
 }  // namespace mo::onnx_emit

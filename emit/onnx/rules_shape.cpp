@@ -49,8 +49,11 @@ void emit_unsqueeze(OnnxNodeContext& c) {
 }
 
 void emit_shape_of(OnnxNodeContext& c) {
-    const std::string shape = c.add_tmp("Shape", {c.in(0)});
-    c.add("Cast", {shape}, {c.out(0)}, {a_int("to", onnx_type(c.out_type(0), c.node.describe()))});
+    if (c.out_type(0) == ElementType::i64) {
+        c.add("Shape", {c.in(0)}, {c.out(0)});
+        return;
+    }
+    c.add("Cast", {c.add_tmp("Shape", {c.in(0)})}, {c.out(0)}, {a_int("to", onnx_type(c.out_type(0), c.node.describe()))});
 }
 
 void emit_transpose(OnnxNodeContext& c) {

@@ -167,6 +167,41 @@ TEST(OnnxOutput, IrAndOnnxTogetherGiveTheIrOfIrAloneAndBadFormatsAreRefused) {
     EXPECT_NE(run.output.find("--output_format takes ir, onnx or ir,onnx"), std::string::npos) << run.output;
 }
 
+// DetectionOutput (configs/ssd.json on torchvision's SSD) decomposed into ONNX ops: the ONNX read
+// back gives the IR's detections, which ssd_config_test checks against PyTorch's.
+TEST(OnnxOutput, DetectionOutputDecomposedGivesTheIrsDetections) {
+    const fs::path dir = kData / "tiny_ssd";
+    test::ScratchDir out("onnx_output_ssd");
+    ConversionOptions o;
+    o.input_model = (dir / "model.onnx").string();
+    o.output_dir = out.path().string();
+    o.transformations_config = (fs::path(MO_SOURCE_DIR) / "configs" / "ssd.json").string();
+    o.compress_to_fp16 = false;
+    o.output_formats = {"ir", "onnx"};
+    const ConversionResult r = convert(o);
+    const auto m = load_model(r.onnx_path);
+    EXPECT_EQ(count_ops(m.graph(), "NonMaxSuppression"), 1u);
+    for (const auto& opset : m.opset_import()) EXPECT_EQ(opset.domain(), "") << "a decomposition, no custom domain";
+
+    Pipeline pipeline{ConversionOptions{}};
+    ConversionOptions back;
+    back.input_model = r.onnx_path;
+    back.compress_to_fp16 = false;
+    auto onnx_graph = load_and_transform(back, pipeline, back);
+    ConversionOptions ir_back = back;
+    ir_back.input_model = r.xml_path;
+    auto ir_graph = load_and_transform(ir_back, pipeline, ir_back);
+    const Tensor image = read_npy((dir / "image.npy").string());
+    const auto a = evaluate(*onnx_graph, {image}).at(0).to_f64(), b = evaluate(*ir_graph, {image}).at(0).to_f64();
+    ASSERT_EQ(a.size(), b.size());
+    size_t detections = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_NEAR(a[i], b[i], 1e-5) << "row " << i / 7 << " column " << i % 7;
+        detections += i % 7 == 0 && b[i] >= 0;
+    }
+    EXPECT_GT(detections, 10u);
+}
+
 // IR -> ONNX through the IR loader: the ONNX gives what the IR gives.
 TEST(OnnxOutput, AnIrConvertsToOnnx) {
     test::ScratchDir ir_dir("onnx_output_from_ir"), onnx_dir("onnx_output_from_ir_onnx");

@@ -205,7 +205,7 @@ std::vector<OnnxRule> eltwise_rules() {
         {"Floor", 13, float_or_identity("Floor"), "Floor"},
         {"Relu", 13, emit_relu, "Relu (opset 14 for integers)"},
         {"LogicalNot", 13, same_as("Not"), "Not"},
-        {"Round", 13, emit_round, "Round; half_away_from_zero: sign(x) * floor(|x| + 0.5)"},
+        {"Round", 13, emit_round, "Round; half_away_from_zero: sign(x) * floor(abs(x) + 0.5)"},
         {"Clamp", 13, emit_clamp, "Clip"},
         {"Sqrt", 13, same_as("Sqrt"), "Sqrt"},
         {"Exp", 13, same_as("Exp"), "Exp"},

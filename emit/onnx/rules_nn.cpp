@@ -306,9 +306,11 @@ void emit_unique(OnnxNodeContext& c) {
 void emit_roi_align(OnnxNodeContext& c) {
     const std::string aligned = c.attr<std::string>("aligned_mode");
     std::string coordinates;
+    // ONNX's output_half_pixel is x * scale (malformed boxes 1 x 1), its half_pixel x * scale - 0.5;
+    // OpenVINO's half_pixel, (x + 0.5) * scale - 0.5, has no ONNX form.
     if (aligned == "asymmetric") coordinates = "output_half_pixel";
-    else if (aligned == "half_pixel") coordinates = "half_pixel";
-    else c.fail("aligned_mode '" + aligned + "'");
+    else if (aligned == "half_pixel_for_nn") coordinates = "half_pixel";
+    else c.fail("aligned_mode '" + aligned + "' ((x + 0.5) * scale - 0.5; ONNX's RoiAlign has x * scale and x * scale - 0.5)");
     c.add("RoiAlign", {c.in(0), c.in(1), as_i64(c, 2)}, {c.out(0)},
           {a_str("mode", c.attr<std::string>("mode")), a_int("output_height", c.attr<int64_t>("pooled_h")),
            a_int("output_width", c.attr<int64_t>("pooled_w")), a_int("sampling_ratio", c.attr<int64_t>("sampling_ratio")),
@@ -388,7 +390,7 @@ std::vector<OnnxRule> nn_rules() {
              c.add("Einsum", in, {c.out(0)}, {a_str("equation", c.attr<std::string>("equation"))});
          }, "Einsum"},
         {"Unique", 13, emit_unique, "Unique (+ Casts)"},
-        {"ROIAlign", 16, emit_roi_align, "RoiAlign"},
+        {"ROIAlign", 16, emit_roi_align, "RoiAlign (asymmetric: output_half_pixel, half_pixel_for_nn: half_pixel)"},
         {"GridSample", 16, emit_grid_sample, "GridSample"},
         {"ScaledDotProductAttention", 13, emit_sdpa, "decomposed: MatMul, Mul, mask, Softmax, MatMul"},
     };

@@ -350,7 +350,7 @@ std::vector<OnnxRule> shape_rules() {
         {"Concat", 13, emit_concat, "Concat"},
         {"Split", 13, emit_split, "Split (constant axis)"},
         {"VariadicSplit", 13, emit_variadic_split, "Split (constant axis and lengths)"},
-        {"Gather", 13, emit_gather, "Gather (batch_dims 0)"},
+        {"Gather", 13, emit_gather, "Gather; with batch_dims: GatherND (between Transposes when the axis is not the first after them)"},
         {"GatherElements", 13, [](OnnxNodeContext& c) {
              c.add("GatherElements", {c.in(0), c.in(1)}, {c.out(0)}, {a_int("axis", c.attr<int64_t>("axis"))});
          }, "GatherElements"},

@@ -395,7 +395,8 @@ onnx::AttributeProto a_graph(const std::string& name, onnx::GraphProto g) {
 const std::vector<OnnxRule>& all_rules() {
     static const std::vector<OnnxRule> rules = [] {
         std::vector<OnnxRule> all;
-        for (auto family : {eltwise_rules, shape_rules, nn_rules, quantization_rules, control_flow_rules, detection_rules})
+        for (auto family : {eltwise_rules, shape_rules, nn_rules, quantization_rules, control_flow_rules, detection_rules,
+                            sequence_rules})
             for (auto& r : family()) all.push_back(std::move(r));
         std::sort(all.begin(), all.end(), [](const OnnxRule& a, const OnnxRule& b) { return a.type < b.type; });
         for (size_t i = 1; i < all.size(); ++i)

@@ -121,6 +121,7 @@ std::vector<OnnxRule> nn_rules();
 std::vector<OnnxRule> quantization_rules();
 std::vector<OnnxRule> control_flow_rules();
 std::vector<OnnxRule> detection_rules();
+std::vector<OnnxRule> sequence_rules();
 
 // Every rule, keyed by op type; nullptr when the op has no ONNX form.
 const OnnxRule* find_rule(std::string_view type);

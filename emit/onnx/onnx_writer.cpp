@@ -175,7 +175,7 @@ OnnxEmitStats write_onnx(const Graph& graph, const OnnxEmitOptions& options) {
     onnx::ModelProto model;
     onnx::GraphProto* g = model.mutable_graph();
     writer.write_main(graph, *g);
-    g->set_name(options.model_name);
+    g->set_name(options.model_name.empty() ? std::string("model") : options.model_name);  // ONNX requires one
 
     model.set_ir_version(onnx::IR_VERSION);  // 8: what ONNX 1.12 writes
     model.set_producer_name("mo");

@@ -1,10 +1,8 @@
 #include "emit/onnx/onnx_graph_writer.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "core/error.hpp"
-#include "core/low_bit.hpp"
 
 namespace mo::onnx_emit {
 
@@ -141,8 +139,18 @@ std::string GraphWriter::value_name(const OutPort& port) {
 }
 
 std::string GraphWriter::add_initializer(const std::string& hint, const Tensor& value) {
+    constexpr size_t kSmall = 64;  // bytes
+    std::string key;
+    if (value.byte_size() <= kSmall && value.type() != ElementType::string) {
+        key.push_back(static_cast<char>(value.type()));
+        for (int64_t d : value.shape()) key.append(reinterpret_cast<const char*>(&d), sizeof d);
+        key.push_back('|');
+        key.append(reinterpret_cast<const char*>(value.bytes()), value.byte_size());
+        if (auto it = small_initializers_.find(key); it != small_initializers_.end()) return it->second;
+    }
     std::string name = fresh(hint);
     initializers_.push_back(Initializer{name, storable(value)});
+    if (!key.empty()) small_initializers_.emplace(std::move(key), name);
     return name;
 }
 

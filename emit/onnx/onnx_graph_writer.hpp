@@ -59,6 +59,8 @@ private:
     std::unordered_map<NodeKey, std::vector<std::string>, NodeKeyHash> names_;
     std::vector<Initializer> initializers_;
     WeightDequantization dequantization_;
+    // Small initializers the rules make (axes, shapes, scalars), by type, shape and bytes: each stored once.
+    std::unordered_map<std::string, std::string> small_initializers_;
     int opset_ = 13;
     bool microsoft_ = false;
 };

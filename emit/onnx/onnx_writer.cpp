@@ -20,7 +20,6 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "core/low_bit.hpp"
 #include "core/mapped_file.hpp"
 #include "core/progress.hpp"
 #include "emit/bin_writer.hpp"

@@ -39,14 +39,18 @@ void emit_reshape(OnnxNodeContext& c) {
     c.add("Reshape", {c.in(0), as_i64(c, 1)}, {c.out(0)}, attrs);
 }
 
+// Axes as a 1-D int64 list (OpenVINO also takes a scalar).
+std::string axes_list(OnnxNodeContext& c, size_t i) {
+    if (const Tensor* v = c.in_value(i)) return c.ints(v->to_i64(), "axes");
+    return c.add_tmp("Reshape", {as_i64(c, i), c.ints({-1}, "flat")});
+}
+
 void emit_squeeze(OnnxNodeContext& c) {
-    if (c.has_in(1)) c.add("Squeeze", {c.in(0), c.add_tmp("Reshape", {as_i64(c, 1), c.ints({-1}, "flat")})}, {c.out(0)});
+    if (c.has_in(1)) c.add("Squeeze", {c.in(0), axes_list(c, 1)}, {c.out(0)});
     else c.add("Squeeze", {c.in(0)}, {c.out(0)});
 }
 
-void emit_unsqueeze(OnnxNodeContext& c) {
-    c.add("Unsqueeze", {c.in(0), c.add_tmp("Reshape", {as_i64(c, 1), c.ints({-1}, "flat")})}, {c.out(0)});
-}
+void emit_unsqueeze(OnnxNodeContext& c) { c.add("Unsqueeze", {c.in(0), axes_list(c, 1)}, {c.out(0)}); }
 
 void emit_shape_of(OnnxNodeContext& c) {
     if (c.out_type(0) == ElementType::i64) {
@@ -184,11 +188,9 @@ void emit_non_zero(OnnxNodeContext& c) {
 }
 
 void emit_one_hot(OnnxNodeContext& c) {
-    const ElementType t = c.in_type(2);
     const std::string values = c.add_tmp("Concat", {c.add_tmp("Reshape", {c.in(3), c.ints({1}, "one")}),
                                                     c.add_tmp("Reshape", {c.in(2), c.ints({1}, "one")})},
                                          {a_int("axis", 0)});
-    (void)t;
     c.add("OneHot", {c.in(0), c.in(1), values}, {c.out(0)}, {a_int("axis", c.attr<int64_t>("axis"))});
 }
 

@@ -154,8 +154,15 @@ TEST(OnnxOutput, IrAndOnnxTogetherGiveTheIrOfIrAloneAndBadFormatsAreRefused) {
     EXPECT_NE(run.output.find("ONNX read back from"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("[ VALIDATE ] passed"), std::string::npos) << run.output;
     EXPECT_EQ(both.entries(), (std::vector<std::string>{"tiny_cnn.bin", "tiny_cnn.onnx", "tiny_cnn.xml"}));
+    run = test::run_command(MO_BINARY, "--input_model " + model + " --output_dir " + ir_only.path().string() +
+                                           " --output_format onnx,ir");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    // A second run writes the same ONNX bytes.
+    EXPECT_EQ(test::read_bytes(both.file("tiny_cnn.onnx")), test::read_bytes(ir_only.file("tiny_cnn.onnx")));
+    std::filesystem::remove(ir_only.file("tiny_cnn.onnx"));
     run = test::run_command(MO_BINARY, "--input_model " + model + " --output_dir " + ir_only.path().string());
     ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(ir_only.entries(), (std::vector<std::string>{"tiny_cnn.bin", "tiny_cnn.xml"}));
     EXPECT_EQ(test::read_bytes(both.file("tiny_cnn.xml")), test::read_bytes(ir_only.file("tiny_cnn.xml")));
     EXPECT_EQ(test::read_bytes(both.file("tiny_cnn.bin")), test::read_bytes(ir_only.file("tiny_cnn.bin")));
 

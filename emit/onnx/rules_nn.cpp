@@ -1,6 +1,7 @@
 // Convolution, pooling, matrix, normalization, reduction and resampling ops as ONNX.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "emit/onnx/onnx_rules.hpp"
@@ -138,13 +139,44 @@ void emit_avg_pool(OnnxNodeContext& c) {
     c.add("AveragePool", {c.in(0)}, {c.out(0)}, attrs);
 }
 
-// Swaps the last two axes (MatMul's transpose_a / transpose_b) of a value of rank `rank`.
+// Swaps the last two axes of a value of rank `rank` with a Transpose.
 std::string swap_last_two(OnnxNodeContext& c, const std::string& v, size_t rank) {
     std::vector<int64_t> perm;
     for (size_t a = 0; a < rank; ++a) perm.push_back(static_cast<int64_t>(a));
     std::swap(perm[rank - 1], perm[rank - 2]);
     return c.add_tmp("Transpose", {v}, {a_ints("perm", perm)});
 }
+
+// A constant with its last two axes swapped, stored so (byte-sized elements).
+Tensor swapped_last_two(const Tensor& t) {
+    const Shape& s = t.shape();
+    const size_t rank = s.size(), elem = byte_size(t.type(), 1);
+    const auto rows = static_cast<size_t>(s[rank - 2]), cols = static_cast<size_t>(s[rank - 1]);
+    const size_t matrices = rows * cols == 0 ? 0 : t.size() / (rows * cols);
+    Shape out_shape = s;
+    std::swap(out_shape[rank - 2], out_shape[rank - 1]);
+    Tensor out = Tensor::allocate(t.type(), out_shape);
+    const std::byte* in = t.bytes();
+    auto* o = reinterpret_cast<std::byte*>(out.mutable_data<uint8_t>());
+    for (size_t m = 0; m < matrices; ++m)
+        for (size_t i = 0; i < rows; ++i)
+            for (size_t j = 0; j < cols; ++j)
+                std::memcpy(o + ((m * cols + j) * rows + i) * elem, in + ((m * rows + i) * cols + j) * elem, elem);
+    return out;
+}
+
+// Swaps the last two axes (MatMul's transpose_a / transpose_b) of input i, of rank `rank`: a
+// constant up to 64 MiB is stored transposed (as tflite2onnx stores FULLY_CONNECTED weights),
+// anything else goes through a Transpose (which ONNX Runtime folds on a larger constant).
+std::string swap_last_two(OnnxNodeContext& c, size_t i, size_t rank) {
+    constexpr size_t kTransposedConstantBytes = size_t{64} << 20;
+    const Tensor* v = c.in_value(i);
+    if (v && c.node.in(i).src().node().is("Constant") && v->byte_size() <= kTransposedConstantBytes &&
+        bit_width(v->type()) % 8 == 0)
+        return c.constant(swapped_last_two(*v), "transposed");
+    return swap_last_two(c, c.in(i), rank);
+}
+
 
 void emit_matmul(OnnxNodeContext& c) {
     std::string a = c.in(0), b = c.in(1);
@@ -153,7 +185,7 @@ void emit_matmul(OnnxNodeContext& c) {
         const PartialShape& s = c.in_shape(i);
         if (!s.rank_is_static()) c.fail("a transposed MatMul input of dynamic rank");
         if (s.rank() < 2) continue;  // a 1-D input is not transposed
-        (i == 0 ? a : b) = swap_last_two(c, i == 0 ? a : b, s.rank());
+        (i == 0 ? a : b) = swap_last_two(c, static_cast<size_t>(i), s.rank());
     }
     c.add("MatMul", {a, b}, {c.out(0)});
 }

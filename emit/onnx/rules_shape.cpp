@@ -68,6 +68,20 @@ void emit_transpose(OnnxNodeContext& c) {
     }
     const auto rank = static_cast<int64_t>(perm.size());
     for (auto& p : perm) p = normalized_axis(c, p, rank);
+    // Moving only axes of length 1 keeps the data's order: a Reshape (the layout change leaves
+    // such Transposes where a feature map is 1 x 1).
+    const PartialShape& in = c.in_shape(0);
+    if (in.is_static() && static_cast<int64_t>(in.rank()) == rank) {
+        std::vector<int64_t> kept, out;
+        for (int64_t p : perm) {
+            out.push_back(in[p].get_length());
+            if (in[p].get_length() != 1) kept.push_back(p);
+        }
+        if (std::is_sorted(kept.begin(), kept.end())) {
+            c.add("Reshape", {c.in(0), c.ints(out, "shape")}, {c.out(0)});
+            return;
+        }
+    }
     c.add("Transpose", {c.in(0)}, {c.out(0)}, {a_ints("perm", perm)});
 }
 
@@ -348,7 +362,7 @@ std::vector<OnnxRule> shape_rules() {
         {"Squeeze", 13, emit_squeeze, "Squeeze"},
         {"Unsqueeze", 13, emit_unsqueeze, "Unsqueeze"},
         {"ShapeOf", 13, emit_shape_of, "Shape (+ Cast)"},
-        {"Transpose", 13, emit_transpose, "Transpose (constant permutation)"},
+        {"Transpose", 13, emit_transpose, "Transpose (constant permutation); a Reshape when it moves only axes of length 1"},
         {"Concat", 13, emit_concat, "Concat"},
         {"Split", 13, emit_split, "Split (constant axis)"},
         {"VariadicSplit", 13, emit_variadic_split, "Split (constant axis and lengths)"},

@@ -1,7 +1,6 @@
 // Convolution, pooling, matrix, normalization, reduction and resampling ops as ONNX.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "emit/onnx/onnx_rules.hpp"
@@ -147,32 +146,42 @@ std::string swap_last_two(OnnxNodeContext& c, const std::string& v, size_t rank)
     return c.add_tmp("Transpose", {v}, {a_ints("perm", perm)});
 }
 
-// A constant with its last two axes swapped, stored so (byte-sized elements).
+// A constant's bytes with its last two axes swapped, produced piece by piece as the writer streams
+// them: the transposed weights never exist in memory as a whole.
+class SwappedLastTwo final : public DerivedBuffer {
+public:
+    SwappedLastTwo(Tensor source, size_t elem, size_t rows, size_t cols)
+        : DerivedBuffer(source.byte_size()), source_(std::move(source)), elem_(elem), rows_(rows), cols_(cols) {}
+    void produce(size_t offset, std::byte* out, size_t n) const override {
+        const std::byte* in = source_.bytes();
+        for (size_t at = offset; at < offset + n; ++at) {  // output byte `at`
+            const size_t e = at / elem_, byte = at % elem_;
+            const size_t m = e / (rows_ * cols_), j = (e / rows_) % cols_, i = e % rows_;  // out[m][j][i] = in[m][i][j]
+            out[at - offset] = in[((m * rows_ + i) * cols_ + j) * elem_ + byte];
+        }
+    }
+
+private:
+    Tensor source_;
+    size_t elem_, rows_, cols_;
+};
+
 Tensor swapped_last_two(const Tensor& t) {
     const Shape& s = t.shape();
-    const size_t rank = s.size(), elem = byte_size(t.type(), 1);
-    const auto rows = static_cast<size_t>(s[rank - 2]), cols = static_cast<size_t>(s[rank - 1]);
-    const size_t matrices = rows * cols == 0 ? 0 : t.size() / (rows * cols);
+    const size_t rank = s.size();
     Shape out_shape = s;
     std::swap(out_shape[rank - 2], out_shape[rank - 1]);
-    Tensor out = Tensor::allocate(t.type(), out_shape);
-    const std::byte* in = t.bytes();
-    auto* o = reinterpret_cast<std::byte*>(out.mutable_data<uint8_t>());
-    for (size_t m = 0; m < matrices; ++m)
-        for (size_t i = 0; i < rows; ++i)
-            for (size_t j = 0; j < cols; ++j)
-                std::memcpy(o + ((m * cols + j) * rows + i) * elem, in + ((m * rows + i) * cols + j) * elem, elem);
-    return out;
+    auto buffer = std::make_shared<SwappedLastTwo>(t, byte_size(t.type(), 1), static_cast<size_t>(s[rank - 2]),
+                                                   static_cast<size_t>(s[rank - 1]));
+    return Tensor(t.type(), out_shape, std::move(buffer));
 }
 
 // Swaps the last two axes (MatMul's transpose_a / transpose_b) of input i, of rank `rank`: a
-// constant up to 64 MiB is stored transposed (as tflite2onnx stores FULLY_CONNECTED weights),
-// anything else goes through a Transpose (which ONNX Runtime folds on a larger constant).
+// constant is stored transposed (as tflite2onnx stores FULLY_CONNECTED weights), anything else
+// goes through a Transpose.
 std::string swap_last_two(OnnxNodeContext& c, size_t i, size_t rank) {
-    constexpr size_t kTransposedConstantBytes = size_t{64} << 20;
     const Tensor* v = c.in_value(i);
-    if (v && c.node.in(i).src().node().is("Constant") && v->byte_size() <= kTransposedConstantBytes &&
-        bit_width(v->type()) % 8 == 0)
+    if (v && c.node.in(i).src().node().is("Constant") && bit_width(v->type()) % 8 == 0 && v->size() > 0)
         return c.constant(swapped_last_two(*v), "transposed");
     return swap_last_two(c, c.in(i), rank);
 }

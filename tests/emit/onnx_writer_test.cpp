@@ -215,6 +215,18 @@ TEST(OnnxWriter, NormalizationPoolingAndResamplingMatch) {
     round_trip(b.graph(), {ramp({1, 3, 5, 7})}, 1e-5);
 }
 
+// MatMul with transpose_b on a constant: the weights stored transposed, no Transpose node.
+TEST(OnnxWriter, TransposedConstantWeightsAreStoredTransposed) {
+    GraphBuilder b;
+    auto x = b.input(ElementType::f32, {2, 3, 4}, "x");
+    std::vector<float> w(5 * 4);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i) - 0.7f;
+    b.output(b.op("MatMul", {x, b.constant<float>(w, {5, 4})}, {{"transpose_b", true}}));
+    b.output(b.op("MatMul", {b.constant<float>(w, {4, 5}), x}, {{"transpose_a", true}, {"transpose_b", true}}));
+    auto ops = round_trip(b.graph(), {ramp({2, 3, 4})}, 1e-5);
+    EXPECT_EQ(count(ops, "Transpose"), 1u);  // x's, for the second MatMul
+}
+
 // NonMaxSuppression sorted across classes by score, with its scores and count outputs; Gather
 // with batch dims on a later axis (GatherND between two Transposes).
 TEST(OnnxWriter, NonMaxSuppressionAndBatchedGatherMatch) {

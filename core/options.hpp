@@ -40,6 +40,8 @@ struct ConversionOptions {
     std::string output_dir = ".";
     std::string model_name;   // default: the model file's stem
     std::string framework;    // "onnx"; empty: guessed from the file
+    // --output_format: "ir" and/or "onnx" (docs/onnx-output.md), in the order given.
+    std::vector<std::string> output_formats{"ir"};
     std::vector<InputSpec> inputs;           // --input (and --input_shape merged in, by position)
     std::vector<std::string> outputs;        // --output: cut the graph at these tensors
     bool compress_to_fp16 = true;

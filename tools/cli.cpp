@@ -24,7 +24,8 @@ const FlagSpec kFlags[] = {
     {"input_proto", true, "FILE", "Caffe: the deploy.prototxt of the --input_model .caffemodel (default: the .prototxt beside it)"},
     {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
     {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
-    {"framework", true, "NAME", "source framework: onnx, tflite, tf or caffe (default: guessed from the file)"},
+    {"output_format", true, "FORMATS", "ir (default), onnx, or ir,onnx: OpenVINO IR and/or <model_name>.onnx (docs/onnx-output.md)"},
+    {"framework", true, "NAME", "source framework: onnx, tflite, tf, caffe or ir (default: guessed from the file)"},
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
@@ -360,6 +361,14 @@ void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     if (auto v = find_given(given, "model_name")) o.model_name = *v;
     if (auto v = find_given(given, "framework")) o.framework = *v;
     else if (!o.input_proto.empty()) o.framework = "caffe";  // --input_proto is Caffe's flag
+    if (given.count("output_format")) {
+        o.output_formats = list_value(given, "output_format");
+        for (const auto& f : o.output_formats)
+            if ((f != "ir" && f != "onnx") || std::count(o.output_formats.begin(), o.output_formats.end(), f) > 1)
+                throw UsageError("--output_format takes ir, onnx or ir,onnx, not '" + find_given(given, "output_format")[0] + "'",
+                                 "command line");
+        if (o.output_formats.empty()) throw UsageError("--output_format needs a value", "command line");
+    }
     if (auto v = find_given(given, "log_level")) {
         try {
             req.log_level = parse_log_level(*v);
@@ -408,17 +417,18 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("--validate cannot compare a stateful IR with the source model (their inputs differ)",
                          "command line", "validate the conversion without --transform MakeStateful");
     // Flags that do not change the IR stay out of its conversion parameters: validation, and
-    // where the IR goes and how much is logged (the same model gives the same bytes wherever
-    // and however it is converted).
+    // where the IR goes, which formats are written and how much is logged (the same model gives
+    // the same bytes wherever and however it is converted).
     for (const auto& [k, v] : given)
-        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level") req.options.cli_parameters.emplace_back(k, v);
+        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level" && k != "output_format")
+            req.options.cli_parameters.emplace_back(k, v);
     return req;
 }
 
 std::string usage_text() {
     std::string s =
         "usage: mo --input_model FILE [--output_dir DIR] [options]\n\n"
-        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin).\n\n"
+        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin) and/or ONNX (<model_name>.onnx).\n\n"
         "options (--flag value or --flag=value):\n";
     for (const FlagSpec& f : kFlags) {
         std::string left = std::string("  --") + f.name + (f.takes_value ? " " : "") + f.value_name;

@@ -10,9 +10,12 @@
 namespace mo {
 
 struct ConversionResult {
-    std::string xml_path, bin_path;
+    std::string xml_path, bin_path;  // empty when no IR was asked for
     size_t layers = 0;
     size_t bin_bytes = 0;
+    std::string onnx_path;           // --output_format onnx (external data: onnx_path + ".data")
+    size_t onnx_nodes = 0;
+    int onnx_opset = 0;
 };
 
 MO_API ConversionResult convert(const ConversionOptions& options);

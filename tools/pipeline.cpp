@@ -5,6 +5,7 @@
 #include "extractors/tf/tf_extractors.hpp"
 #include "extractors/tflite/tflite_extractors.hpp"
 #include "loaders/caffe/caffe_loader.hpp"
+#include "loaders/ir/ir_loader.hpp"
 #include "loaders/onnx/onnx_loader.hpp"
 #include "loaders/tf/tf_loader.hpp"
 #include "loaders/tflite/tflite_loader.hpp"
@@ -22,6 +23,7 @@ void register_builtins(Registries& r) {
     register_tflite_loader(r.loaders);
     register_tf_loader(r.loaders);
     register_caffe_loader(r.loaders);
+    register_ir_loader(r.loaders);
     register_onnx_extractors(r.extractors);
     register_tflite_extractors(r.extractors);
     register_tf_extractors(r.extractors);

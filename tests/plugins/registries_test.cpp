@@ -104,11 +104,12 @@ TEST(Registries, BuiltinsRegisterThroughThePluginRegistries) {
     EXPECT_EQ(extractors.size("tf"), tf_extractors);
     EXPECT_EQ(extractors.size("caffe"), direct_extractors.size() - onnx_extractors - tflite_extractors - tf_extractors);
     EXPECT_EQ(transforms.size(), direct_transforms.size());
-    ASSERT_EQ(loaders.loaders().size(), 4u);
+    ASSERT_EQ(loaders.loaders().size(), 5u);
     EXPECT_EQ(loaders.loaders()[0].framework, "onnx");
     EXPECT_EQ(loaders.loaders()[1].framework, "tflite");
     EXPECT_EQ(loaders.loaders()[2].framework, "tf");
     EXPECT_EQ(loaders.loaders()[3].framework, "caffe");
+    EXPECT_EQ(loaders.loaders()[4].framework, "ir");
     for (const std::string& type : ops.types()) EXPECT_EQ(ops.origin(type), "built-in") << type;
     for (const Transformation* t : transforms.order()) EXPECT_EQ(transforms.origin(*t), "built-in") << t->id();
 }

@@ -258,6 +258,18 @@ void emit_mvn(OnnxNodeContext& c) {
     c.add("Div", {d, denom}, {c.out(0)});
 }
 
+// x / sqrt(sum(x², axes) + eps) or / sqrt(max(sum, eps)); empty axes: each element by itself
+// (ONNX's ReduceSumSquare would reduce every axis).
+void emit_normalize_l2(OnnxNodeContext& c) {
+    const auto axes = c.const_ints(1, "the NormalizeL2 axes");
+    const std::string x = c.in(0);
+    const std::string sum = axes.empty() ? c.add_tmp("Mul", {x, x}, {}, "square")
+                                         : c.add_tmp("ReduceSumSquare", {x}, {a_ints("axes", axes), a_int("keepdims", 1)}, "sum");
+    const std::string eps = c.scalar(c.attr<double>("eps"), c.in_type(0), "eps");
+    const std::string guarded = c.add_tmp(c.attr<std::string>("eps_mode") == "add" ? "Add" : "Max", {sum, eps});
+    c.add("Div", {x, c.add_tmp("Sqrt", {guarded})}, {c.out(0)});
+}
+
 void emit_lrn(OnnxNodeContext& c) {
     const auto axes = c.const_ints(1, "the LRN axes");
     const int64_t size = c.attr<int64_t>("size");
@@ -422,6 +434,7 @@ std::vector<OnnxRule> nn_rules() {
         {"BatchNormInference", 13, emit_batch_norm, "BatchNormalization"},
         {"MVN", 13, emit_mvn, "decomposed: ReduceMean, Sub, Mul, Sqrt, Div"},
         {"LRN", 13, emit_lrn, "LRN (channels, odd size)"},
+        {"NormalizeL2", 13, emit_normalize_l2, "decomposed: ReduceSumSquare (or Mul), Add / Max eps, Sqrt, Div"},
         {"TopK", 13, emit_topk, "TopK (+ Cast of the indices)"},
         {"CumSum", 13, emit_cumsum, "CumSum"},
         {"Interpolate", 13, emit_interpolate, "Resize with full scales / sizes"},

@@ -52,7 +52,7 @@ struct ConversionOptions {
     std::optional<int64_t> batch;
     std::vector<InputLayout> layouts;
     bool static_shape = false;  // every input must have a static shape: shape sub-graphs fold
-    int64_t max_constant_bytes = int64_t{2} << 30;  // --max_constant_size: the largest folded tensor
+    int64_t max_constant_bytes = int64_t{2} << 30;  // --max_constant_size (Graph::max_constant_bytes)
     std::string transformations_config;
     // --transform MakeStateful[param_res_names={'in':'out',...}]: paired inputs and outputs
     // become variables (transforms/back/make_stateful.hpp); no pairs: found by name.

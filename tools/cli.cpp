@@ -45,6 +45,7 @@ const FlagSpec kFlags[] = {
     {"transform", true, "NAME", "MakeStateful[param_res_names={'in':'out',...}]: paired inputs and outputs become variables"},
     {"extensions", true, "PATHS", "comma-separated plugin libraries or directories of them (see docs/extending.md)"},
     {"list_transformations", false, "", "print the ordered transformations (id, phase, enabled, origin) and exit"},
+    {"list_ops", false, "", "print every op schema (IR type, opset, inputs, outputs, attributes), plugins' included, and exit"},
     {"validate", false, "", "evaluate the written IR and compare it (see --validate_outputs); exit 1 beyond tolerance"},
     {"validate_inputs", true, "FILES", "comma-separated .npy inputs for --validate, by position or name=file (default: seeded random)"},
     {"validate_outputs", true, "FILES", "comma-separated reference .npy outputs (e.g. from the source framework)"},
@@ -234,7 +235,8 @@ std::string read_compress_flag(const std::vector<std::string>& args, size_t& i, 
     return *b ? "True" : "False";
 }
 
-// Reads every flag with its value; sets the action of --help, --version, --list_transformations.
+// Reads every flag with its value; sets the action of --help, --version, --list_transformations,
+// --list_ops.
 GivenFlags read_flags(const std::vector<std::string>& args, CliRequest& req) {
     GivenFlags given;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -262,6 +264,7 @@ GivenFlags read_flags(const std::vector<std::string>& args, CliRequest& req) {
     if (given.count("help")) req.action = CliRequest::Action::Help;
     else if (given.count("version")) req.action = CliRequest::Action::Version;
     else if (given.count("list_transformations")) req.action = CliRequest::Action::ListTransformations;
+    else if (given.count("list_ops")) req.action = CliRequest::Action::ListOps;
     return given;
 }
 

@@ -8,6 +8,7 @@
 #include "core/infer.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
+#include "emit/attr_format.hpp"
 #include "emit/ir_writer.hpp"
 #include "emit/onnx/onnx_writer.hpp"
 #include "tools/load_and_transform.hpp"
@@ -83,7 +84,6 @@ ConversionResult convert(const ConversionOptions& options) {
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))
         throw Error("input model not found", options.input_model, "check the path given to --input_model");
-    set_max_folded_bytes(options.max_constant_bytes);
     Progress::start();
     Progress::phase("start");
     Pipeline pipeline(options);  // declared before the graph, which refers to its op registry
@@ -125,6 +125,41 @@ ConversionResult convert(const ConversionOptions& options) {
 std::string list_transformations(const ConversionOptions& options) {
     Pipeline pipeline(options);
     return pipeline.transforms.describe_order();
+}
+
+namespace {
+
+// "`axis` int = 1", "`pads_begin` ints, required".
+std::string describe_attr(const AttrSpec& a) {
+    std::string text = "`" + a.name + "` " + std::string(kind_name(a.kind));
+    if (a.required()) return text + ", required";
+    const std::string value = format_attr(a.default_value);
+    return text + " = " + (value.empty() ? "\"\"" : value);
+}
+
+std::string describe_count(size_t min, size_t max) {
+    if (max == SIZE_MAX) return std::to_string(min) + "+";
+    return min == max ? std::to_string(min) : std::to_string(min) + "-" + std::to_string(max);
+}
+
+}  // namespace
+
+std::string list_ops(const ConversionOptions& options) {
+    Pipeline pipeline(options);
+    std::string table =
+        "| op | IR type | opset | inputs | outputs | attributes (IR name, kind, default) |\n|---|---|---|---|---|---|\n";
+    for (const std::string& type : pipeline.ops.types()) {
+        const OpSchema& op = pipeline.ops.get(type);
+        const std::string& origin = pipeline.ops.origin(type);
+        std::string attrs;
+        for (const AttrSpec& a : op.attrs) attrs += (attrs.empty() ? "" : "; ") + describe_attr(a);
+        table += "| `" + type + "`" + (origin == "built-in" ? "" : " (plugin " + origin + ")") + " | " +
+                 (op.is_internal() ? "—" : op.ir_type) + " | " + (op.is_internal() ? "internal" : op.ir_version) + " | " +
+                 describe_count(op.min_inputs, op.max_inputs) + " | " +
+                 (op.num_outputs == SIZE_MAX ? "per node" : std::to_string(op.num_outputs)) + " | " +
+                 (attrs.empty() ? "—" : attrs) + " |\n";
+    }
+    return table;
 }
 
 }  // namespace mo

@@ -24,4 +24,9 @@ MO_API ConversionResult convert(const ConversionOptions& options);
 // and --transformations_config, one tab-separated line each: id, phase, enabled, origin.
 MO_API std::string list_transformations(const ConversionOptions& options);
 
+// `mo --list_ops`: every op schema after plugins (built-in and plugin ones, a plugin's named), as
+// a Markdown table sorted by type: IR spelling, opset, input and output counts, and each
+// attribute's IR name, kind and default. docs/ops.md holds the built-in table.
+MO_API std::string list_ops(const ConversionOptions& options);
+
 }  // namespace mo

@@ -51,6 +51,10 @@ int run(const std::vector<std::string>& args) {
         std::cout << mo::list_transformations(req.options);
         return 0;
     }
+    if (req.action == mo::CliRequest::Action::ListOps) {
+        std::cout << mo::list_ops(req.options);
+        return 0;
+    }
     mo::ConversionResult result = mo::convert(req.options);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     char line[128];

@@ -9,6 +9,7 @@
 #include "loaders/onnx/onnx_loader.hpp"
 #include "loaders/tf/tf_loader.hpp"
 #include "loaders/tflite/tflite_loader.hpp"
+#include "core/plugin_code.hpp"
 #include "core/progress.hpp"
 #include "ops/ops.hpp"
 #include "transforms/back/unsupported_ops.hpp"
@@ -35,6 +36,7 @@ Pipeline::Pipeline(const ConversionOptions& options) {
     Registries r = registries();
     register_builtins(r);
     plugins = load_plugins(find_plugins(options.extensions), r);
+    transforms.check_op_types(ops);
     // After the plugins: their configured transformations may be the ones the config names.
     if (!options.transformations_config.empty()) apply_transformations_config(transforms, options.transformations_config);
     transforms.apply_environment();
@@ -43,8 +45,11 @@ Pipeline::Pipeline(const ConversionOptions& options) {
 std::unique_ptr<Graph> Pipeline::load_and_extract(const ConversionOptions& options) const {
     const Loader& loader = loaders.choose(options.input_model, options.framework);
     Progress::phase("load");
-    std::unique_ptr<Graph> graph = loader.load(options.input_model, options, ops);
+    std::unique_ptr<Graph> graph = run_plugin_code(
+        loader.origin, [&] { return PluginCodeSite{"the " + loader.framework + " loader", options.input_model}; },
+        [&] { return loader.load(options.input_model, options, ops); });
     if (graph->source_framework.empty()) graph->source_framework = loader.framework;
+    graph->max_constant_bytes = options.max_constant_bytes;  // a plugin's loader may not have set it
     Progress::phase("extract");
     extract(*graph, extractors);
     // Only an --output cut or a configured replacement can remove an op no extractor handled;

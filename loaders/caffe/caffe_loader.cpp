@@ -443,7 +443,6 @@ private:
             fw.framework = "caffe";
             fw.type = l.type();
             fw.opset = 1;
-            fw.record = &l;
             std::vector<Tensor> blobs = topo.blobs[i];
             if (weights_ && topology_) {
                 auto w = weights_by_name_.find(l.name());

@@ -127,7 +127,9 @@ struct Scope {
 class OnnxGraphBuilder {
 public:
     OnnxGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path, options.external_data_dir) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path, options.external_data_dir) {
+        graph_->max_constant_bytes = options.max_constant_bytes;
+    }
 
     std::unique_ptr<Graph> run() {
         parsed_ = parse_model(path_);
@@ -273,7 +275,6 @@ private:
                             "node '" + node.name() + "' (" + n.op_type() + ") in " + scope_name(s),
                             "fix the model's opset_import");
             fw.opset = opset->second;
-            fw.record = &n;
             fw.attributes = onnx_attributes(n);
             node.set_input_count(static_cast<size_t>(n.input_size()));
             node.set_output_count(static_cast<size_t>(n.output_size()));

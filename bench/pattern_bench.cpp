@@ -11,8 +11,8 @@
 
 #include "ops/ops.hpp"
 #include "transforms/middle/activation_fusions.hpp"
-#include "transforms/middle/linear_fusions.hpp"
-#include "transforms/middle/normalization_fusions.hpp"
+#include "transforms/middle/convolution_multiply_fusion.hpp"
+#include "transforms/middle/layer_norm_to_mvn.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
 namespace {

@@ -49,8 +49,8 @@ private:
 };
 
 // Runs the extractor of every FrameworkNode that has one. The others stay FrameworkNodes: a
-// configured replacement may remove them; report_unsupported_ops() (transforms/back/
-// unsupported_ops.hpp) reports those left, all at once.
+// configured replacement may remove them; report_unsupported_ops()
+// (transforms/back/report_unsupported_ops.hpp) reports those left, all at once.
 MO_API void extract(Graph& graph, const ExtractorRegistry& extractors);
 
 }  // namespace mo

@@ -12,7 +12,7 @@
 #include "core/plugin_code.hpp"
 #include "core/progress.hpp"
 #include "ops/ops.hpp"
-#include "transforms/back/unsupported_ops.hpp"
+#include "transforms/back/report_unsupported_ops.hpp"
 #include "transforms/config/transformations_config.hpp"
 #include "transforms/transforms.hpp"
 

@@ -10,7 +10,7 @@
 #include "loaders/onnx/onnx_loader.hpp"
 #include "support/graph_builder.hpp"
 #include "support/onnx_model_builder.hpp"
-#include "transforms/back/unsupported_ops.hpp"
+#include "transforms/back/report_unsupported_ops.hpp"
 
 namespace mo::test {
 

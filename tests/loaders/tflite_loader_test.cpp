@@ -11,7 +11,7 @@
 #include "support/op_test_util.hpp"
 #include "support/tflite_model_builder.hpp"
 #include "tools/convert.hpp"
-#include "transforms/back/unsupported_ops.hpp"
+#include "transforms/back/report_unsupported_ops.hpp"
 
 namespace mo {
 namespace {

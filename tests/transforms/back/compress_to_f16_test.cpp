@@ -1,4 +1,4 @@
-#include "transforms/back/compress_to_f16.hpp"
+#include "transforms/back/compress_float_constants_to_f16.hpp"
 
 #include <gtest/gtest.h>
 

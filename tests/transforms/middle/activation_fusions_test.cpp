@@ -7,7 +7,7 @@
 #include <memory>
 #include <numbers>
 
-#include "transforms/middle/normalization_fusions.hpp"
+#include "transforms/middle/layer_norm_to_mvn.hpp"
 #include "transforms/support/fusion_test_util.hpp"
 
 namespace mo {

@@ -1,4 +1,4 @@
-#include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/fuse_batch_norm_into_convolution.hpp"
 
 #include <gtest/gtest.h>
 

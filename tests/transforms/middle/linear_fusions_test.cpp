@@ -1,10 +1,10 @@
-#include "transforms/middle/linear_fusions.hpp"
+#include "transforms/middle/convolution_multiply_fusion.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/fuse_batch_norm_into_convolution.hpp"
 #include "transforms/support/fusion_test_util.hpp"
 
 namespace mo {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "transforms/back/unsupported_ops.hpp"
+#include "transforms/back/report_unsupported_ops.hpp"
 
 #include "transforms/support/transform_test_graph.hpp"
 

@@ -1,4 +1,4 @@
-#include "transforms/middle/stacked_upsampling.hpp"
+#include "transforms/middle/stacked_copies_to_interpolate.hpp"
 
 #include <gtest/gtest.h>
 

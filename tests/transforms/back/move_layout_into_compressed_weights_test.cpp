@@ -1,4 +1,4 @@
-#include "transforms/back/compressed_weights_layout.hpp"
+#include "transforms/back/move_layout_into_compressed_weights.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "transforms/middle/subgraph_folding.hpp"
+#include "transforms/middle/unroll_loop.hpp"
 
 #include "core/graph_copy.hpp"
 #include "core/loop_unroll.hpp"

@@ -1,4 +1,4 @@
-#include "transforms/back/replace_folded.hpp"
+#include "transforms/back/replace_folded_with_constants.hpp"
 
 namespace mo {
 

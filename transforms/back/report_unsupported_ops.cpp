@@ -1,4 +1,4 @@
-#include "transforms/back/unsupported_ops.hpp"
+#include "transforms/back/report_unsupported_ops.hpp"
 
 #include <map>
 

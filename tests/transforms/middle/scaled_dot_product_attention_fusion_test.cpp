@@ -1,14 +1,14 @@
 // ScaledDotProductAttentionFusion on the attention forms exporters and mo's own
 // GroupQueryAttention decomposition write, and RotateHalfForRoPEFusion on PyTorch's exported
 // rotate_half: each rewrite is checked by structure and by evaluating the graph before and after.
-#include "transforms/middle/attention_fusion.hpp"
+#include "transforms/middle/scaled_dot_product_attention_fusion.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "support/op_test_util.hpp"
-#include "transforms/middle/rotate_half_form.hpp"
+#include "transforms/middle/rotate_half_for_rope_fusion.hpp"
 #include "transforms/support/fusion_test_util.hpp"
 
 namespace mo {

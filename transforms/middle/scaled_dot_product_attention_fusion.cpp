@@ -1,4 +1,4 @@
-#include "transforms/middle/attention_fusion.hpp"
+#include "transforms/middle/scaled_dot_product_attention_fusion.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "transforms/middle/torchvision_ssd.hpp"
+#include "transforms/middle/torchvision_ssd_postprocessing.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "transforms/middle/rotate_half_form.hpp"
+#include "transforms/middle/rotate_half_for_rope_fusion.hpp"
 
 #include <limits>
 

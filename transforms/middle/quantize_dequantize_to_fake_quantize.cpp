@@ -1,4 +1,4 @@
-#include "transforms/middle/quantization_fusions.hpp"
+#include "transforms/middle/quantize_dequantize_to_fake_quantize.hpp"
 
 #include <cmath>
 #include <optional>

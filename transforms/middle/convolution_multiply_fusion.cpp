@@ -1,4 +1,4 @@
-#include "transforms/middle/linear_fusions.hpp"
+#include "transforms/middle/convolution_multiply_fusion.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "transforms/middle/normalization_fusions.hpp"
+#include "transforms/middle/layer_norm_to_mvn.hpp"
 
 #include <numeric>
 

@@ -10,9 +10,17 @@
 #include <memory>
 
 #include "ops/ops.hpp"
-#include "transforms/middle/activation_fusions.hpp"
+#include "transforms/middle/constant_chain_merge.hpp"
 #include "transforms/middle/convolution_multiply_fusion.hpp"
+#include "transforms/middle/gelu_fusion.hpp"
+#include "transforms/middle/hsigmoid_fusion.hpp"
+#include "transforms/middle/hswish_fusion.hpp"
 #include "transforms/middle/layer_norm_to_mvn.hpp"
+#include "transforms/middle/mish_fusion.hpp"
+#include "transforms/middle/pad_fusion.hpp"
+#include "transforms/middle/soft_plus_fusion.hpp"
+#include "transforms/middle/softmax_fusion.hpp"
+#include "transforms/middle/swish_fusion.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
 namespace {
@@ -58,7 +66,7 @@ std::vector<std::unique_ptr<PatternTransformation>> fusion_passes() {
     passes.push_back(std::make_unique<SwishFusion>());
     passes.push_back(std::make_unique<SoftPlusFusion>());
     passes.push_back(std::make_unique<MishFusion>());
-    passes.push_back(std::make_unique<LayerNormFusion>());
+    passes.push_back(std::make_unique<LayerNormToMVN>());
     passes.push_back(std::make_unique<SoftmaxFusion>());
     passes.push_back(std::make_unique<ConstantChainMerge>());
     passes.push_back(std::make_unique<ConvolutionMultiplyFusion>());

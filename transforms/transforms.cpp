@@ -2,31 +2,44 @@
 // by the linker). Their order comes from run_after / run_before, not from this list.
 #include "transforms/transforms.hpp"
 
+#include "transforms/back/check_only_opset_ops.hpp"
 #include "transforms/back/clip_to_clamp.hpp"
 #include "transforms/back/compress_float_constants_to_f16.hpp"
-#include "transforms/back/move_layout_into_compressed_weights.hpp"
 #include "transforms/back/flatten_to_reshape.hpp"
 #include "transforms/back/gemm_to_matmul.hpp"
 #include "transforms/back/keep_past_for_empty_presents.hpp"
 #include "transforms/back/make_stateful.hpp"
+#include "transforms/back/move_layout_into_compressed_weights.hpp"
 #include "transforms/back/normalize_axes.hpp"
+#include "transforms/back/remove_dead_nodes.hpp"
 #include "transforms/back/replace_folded_with_constants.hpp"
 #include "transforms/back/report_unsupported_ops.hpp"
 #include "transforms/front/input_preprocessing.hpp"
 #include "transforms/front/output_cut.hpp"
 #include "transforms/front/replace_subgraph_with_op.hpp"
-#include "transforms/middle/activation_fusions.hpp"
-#include "transforms/middle/scaled_dot_product_attention_fusion.hpp"
-#include "transforms/middle/fuse_batch_norm_into_convolution.hpp"
-#include "transforms/middle/stacked_copies_to_interpolate.hpp"
-#include "transforms/middle/layout_change.hpp"
+#include "transforms/middle/batch_norm_to_batch_norm_inference.hpp"
+#include "transforms/middle/constant_chain_merge.hpp"
+#include "transforms/middle/constants_into_bodies.hpp"
 #include "transforms/middle/convolution_multiply_fusion.hpp"
+#include "transforms/middle/fold_constant_if.hpp"
+#include "transforms/middle/fuse_batch_norm_into_convolution.hpp"
+#include "transforms/middle/gelu_fusion.hpp"
+#include "transforms/middle/hsigmoid_fusion.hpp"
+#include "transforms/middle/hswish_fusion.hpp"
 #include "transforms/middle/layer_norm_to_mvn.hpp"
+#include "transforms/middle/layout_change.hpp"
+#include "transforms/middle/mish_fusion.hpp"
+#include "transforms/middle/pad_fusion.hpp"
 #include "transforms/middle/partial_inference.hpp"
 #include "transforms/middle/quantize_dequantize_to_fake_quantize.hpp"
 #include "transforms/middle/rotate_half_for_rope_fusion.hpp"
-#include "transforms/middle/unroll_loop.hpp"
+#include "transforms/middle/scaled_dot_product_attention_fusion.hpp"
+#include "transforms/middle/soft_plus_fusion.hpp"
+#include "transforms/middle/softmax_fusion.hpp"
+#include "transforms/middle/stacked_copies_to_interpolate.hpp"
+#include "transforms/middle/swish_fusion.hpp"
 #include "transforms/middle/torchvision_ssd_postprocessing.hpp"
+#include "transforms/middle/unroll_loop.hpp"
 
 namespace mo {
 
@@ -48,7 +61,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<SwishFusion>());
     r.add(std::make_unique<SoftPlusFusion>());
     r.add(std::make_unique<MishFusion>());
-    r.add(std::make_unique<LayerNormFusion>());
+    r.add(std::make_unique<LayerNormToMVN>());
     r.add(std::make_unique<SoftmaxFusion>());
     r.add(std::make_unique<ScaledDotProductAttentionFusion>());
     r.add(std::make_unique<RotateHalfForRoPEFusion>());

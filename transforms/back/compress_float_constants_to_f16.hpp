@@ -20,17 +20,4 @@ public:
     bool run(Graph& graph, const TransformContext& ctx) override;
 };
 
-// Final check: every remaining op must be an opset op (internal ops were not lowered).
-class CheckOnlyOpsetOps final : public Transformation {
-public:
-    std::string id() const override { return "CheckOnlyOpsetOps"; }
-    Phase phase() const override { return Phase::Back; }
-    // Last of the built-in back transformations.
-    std::vector<std::string> run_after() const override {
-        return {"CompressFloatConstantsToF16", "RemoveDeadNodes", "ReplaceFoldedWithConstants", "NormalizeAxes",
-                "GemmToMatMul", "FlattenToReshape", "ClipToClamp"};
-    }
-    bool run(Graph& graph, const TransformContext& ctx) override;
-};
-
 }  // namespace mo

@@ -18,15 +18,4 @@ public:
     bool run(Graph& graph, const TransformContext& ctx) override;
 };
 
-// Graph::remove_dead_nodes: nodes from which no Result is reachable (Parameters stay).
-class RemoveDeadNodes final : public Transformation {
-public:
-    std::string id() const override { return "RemoveDeadNodes"; }
-    Phase phase() const override { return Phase::Back; }
-    std::vector<std::string> run_after() const override {
-        return {"GemmToMatMul", "FlattenToReshape", "ClipToClamp", "NormalizeAxes", "ReplaceFoldedWithConstants"};
-    }
-    bool run(Graph& graph, const TransformContext&) override { return graph.remove_dead_nodes() > 0; }
-};
-
 }  // namespace mo

@@ -1,5 +1,5 @@
 // BN(Conv(x, W) [+ b]) -> Conv(x, W * k) + (b * k + B - mean * k), k = scale / sqrt(var + eps)
-// per output channel; every remaining BatchNormalization -> BatchNormInference-5.
+// per output channel.
 #pragma once
 
 #include "transforms/transformation.hpp"
@@ -14,17 +14,6 @@ public:
     std::string id() const override { return "FuseBatchNormIntoConvolution"; }
     Phase phase() const override { return Phase::Middle; }
     bool force_clean_up() const override { return true; }
-    std::vector<std::string> op_types() const override { return {"BatchNormalization"}; }
-    bool apply(Node node, const TransformContext& ctx) override;
-};
-
-// BatchNormalization(X, scale, B, mean, var; epsilon) -> BatchNormInference(X, scale, B,
-// mean, var; epsilon): the input order of opset5 is the ONNX one.
-class BatchNormToBatchNormInference final : public OpTransformation {
-public:
-    std::string id() const override { return "BatchNormToBatchNormInference"; }
-    Phase phase() const override { return Phase::Middle; }
-    std::vector<std::string> run_after() const override { return {"FuseBatchNormIntoConvolution"}; }
     std::vector<std::string> op_types() const override { return {"BatchNormalization"}; }
     bool apply(Node node, const TransformContext& ctx) override;
 };

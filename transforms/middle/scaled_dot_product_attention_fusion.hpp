@@ -24,11 +24,11 @@
 // decomposition. MO_DISABLED_TRANSFORMS=ScaledDotProductAttentionFusion keeps it everywhere.
 #pragma once
 
-#include "transforms/middle/activation_fusions.hpp"
+#include "transforms/middle/fusion_parts.hpp"
 
 namespace mo {
 
-class ScaledDotProductAttentionFusion final : public ActivationFusion {
+class ScaledDotProductAttentionFusion final : public MiddleFusion {
 public:
     std::string id() const override { return "ScaledDotProductAttentionFusion"; }
     // Softmax must be one op first.

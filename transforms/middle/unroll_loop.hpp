@@ -1,5 +1,4 @@
-// If(c, x...) with a known c -> the taken branch's nodes inlined; Loop with a small known trip
-// count -> its body copied once per iteration.
+// Loop with a small known trip count -> its body copied once per iteration.
 #pragma once
 
 #include <cstdint>
@@ -7,29 +6,6 @@
 #include "transforms/transformation.hpp"
 
 namespace mo {
-
-// A constant input that a body reads unchanged in every iteration (an Invariant input, e.g. an
-// outer-scope value ONNX bodies read) becomes a Constant inside the body, so that the body
-// folds what depends on it; the input goes when no body reads it any more.
-class ConstantsIntoBodies final : public OpTransformation {
-public:
-    std::string id() const override { return "ConstantsIntoBodies"; }
-    Phase phase() const override { return Phase::Middle; }
-    std::vector<std::string> op_types() const override { return {"If", "Loop", "TensorIterator"}; }
-    bool apply(Node node, const TransformContext& ctx) override;
-};
-
-// The If's outputs are the inlined branch's values (they take the If's tensor names).
-class FoldConstantIf final : public OpTransformation {
-public:
-    std::string id() const override { return "FoldConstantIf"; }
-    Phase phase() const override { return Phase::Middle; }
-    std::vector<std::string> run_after() const override { return {"ConstantsIntoBodies"}; }
-    bool force_clean_up() const override { return true; }
-    std::vector<std::string> op_types() const override { return {"If"}; }
-    bool matches(Node node) const override;
-    bool apply(Node node, const TransformContext& ctx) override;
-};
 
 // Unrolls a Loop whose iteration count is known (constant trip count and execution condition,
 // a body condition that is constantly true, no sliced inputs) when the copies stay small: at

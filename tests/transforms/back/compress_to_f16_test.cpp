@@ -1,4 +1,5 @@
 #include "transforms/back/compress_float_constants_to_f16.hpp"
+#include "transforms/back/check_only_opset_ops.hpp"
 
 #include <gtest/gtest.h>
 

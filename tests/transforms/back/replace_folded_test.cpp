@@ -1,4 +1,5 @@
 #include "transforms/back/replace_folded_with_constants.hpp"
+#include "transforms/back/remove_dead_nodes.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "transforms/middle/activation_fusions.hpp"
+#include "transforms/middle/gelu_fusion.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,13 @@
 #include <memory>
 #include <numbers>
 
+#include "transforms/middle/hsigmoid_fusion.hpp"
+#include "transforms/middle/hswish_fusion.hpp"
 #include "transforms/middle/layer_norm_to_mvn.hpp"
+#include "transforms/middle/mish_fusion.hpp"
+#include "transforms/middle/soft_plus_fusion.hpp"
+#include "transforms/middle/softmax_fusion.hpp"
+#include "transforms/middle/swish_fusion.hpp"
 #include "transforms/support/fusion_test_util.hpp"
 
 namespace mo {
@@ -294,7 +300,7 @@ void torch_layer_norm(TestGraph& t, std::vector<int64_t> second_axes = {-1}, flo
 TEST(LayerNormToMVN, TorchLayerNormBecomesMvn) {
     TestGraph t;
     torch_layer_norm(t);
-    LayerNormFusion pass;
+    LayerNormToMVN pass;
     test::FusionOutcome r = test::run_fusion(pass, t, {{"x", test::ramp({2, 3, 4}, -3.f, 5.f)}});
     EXPECT_TRUE(r.changed);
     EXPECT_LE(r.max_abs_diff, 1e-5);
@@ -307,7 +313,7 @@ TEST(LayerNormToMVN, TorchLayerNormBecomesMvn) {
 }
 
 TEST(LayerNormToMVN, NearMissesStayUnfused) {
-    LayerNormFusion pass;
+    LayerNormToMVN pass;
     TestGraph other_axes;  // the variance over another axis than the mean
     torch_layer_norm(other_axes, {1});
     EXPECT_FALSE(test::run_fusion(pass, other_axes, {{"x", test::ramp({2, 3, 4}, -3.f, 5.f)}}).changed);

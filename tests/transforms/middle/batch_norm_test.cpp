@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "transforms/middle/batch_norm_to_batch_norm_inference.hpp"
 #include "transforms/support/transform_test_graph.hpp"
 
 namespace mo {

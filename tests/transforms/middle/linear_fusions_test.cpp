@@ -1,4 +1,6 @@
 #include "transforms/middle/convolution_multiply_fusion.hpp"
+#include "transforms/middle/constant_chain_merge.hpp"
+#include "transforms/middle/pad_fusion.hpp"
 
 #include <gtest/gtest.h>
 

@@ -23,7 +23,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 #include "ops/ops.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "validate/compare.hpp"
 #include "core/evaluator.hpp"
 

@@ -2,7 +2,7 @@
 // command is not run, since it could name any file to read or write.
 #include "core/error.hpp"
 #include "fuzz/fuzz_support.hpp"
-#include "tools/cli.hpp"
+#include "driver/cli.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<std::string> args(1);

@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "loaders/ir/ir_reader.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo::fuzz {
 

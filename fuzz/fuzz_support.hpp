@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "core/options.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/pipeline.hpp"
 
 namespace mo::fuzz {
 

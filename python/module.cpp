@@ -1,5 +1,5 @@
 // mo._mo: the Python module's native half, a thin layer over the library's driver
-// (tools/cli.hpp parses the keywords as the `mo` command parses its flags; tools/held_model.hpp
+// (driver/cli.hpp parses the keywords as the `mo` command parses its flags; driver/held_model.hpp
 // converts, saves, reads and runs). The keywords themselves are turned into flags in
 // python/mo/_keywords.py. The GIL is released whenever the library works.
 #include <pybind11/numpy.h>
@@ -21,10 +21,10 @@
 
 #include "core/log.hpp"
 #include "emit/staged_file.hpp"
-#include "tools/cli.hpp"
-#include "tools/convert.hpp"
-#include "tools/held_model.hpp"
-#include "tools/validate_conversion.hpp"
+#include "driver/cli.hpp"
+#include "driver/convert.hpp"
+#include "driver/held_model.hpp"
+#include "driver/validate_conversion.hpp"
 
 #ifndef MO_VERSION
 #define MO_VERSION "unknown"

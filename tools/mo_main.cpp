@@ -12,9 +12,9 @@
 
 #include "core/log.hpp"
 #include "emit/staged_file.hpp"
-#include "tools/cli.hpp"
-#include "tools/convert.hpp"
-#include "tools/validate_conversion.hpp"
+#include "driver/cli.hpp"
+#include "driver/convert.hpp"
+#include "driver/validate_conversion.hpp"
 
 #ifndef MO_VERSION
 #define MO_VERSION "unknown"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "loaders/ir/ir_reader.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/pipeline.hpp"
 #include "validate/generate.hpp"
 #include "validate/runner.hpp"
 

@@ -1,4 +1,4 @@
-"""mo.Model: a converted model held in memory (tools/held_model.hpp)."""
+"""mo.Model: a converted model held in memory (driver/held_model.hpp)."""
 import collections
 import os
 

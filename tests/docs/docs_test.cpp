@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

@@ -12,8 +12,8 @@
 #include "emit/ir_test_util.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
-#include "tools/cli.hpp"
-#include "tools/convert.hpp"
+#include "driver/cli.hpp"
+#include "driver/convert.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -1,5 +1,5 @@
 // End to end: ONNX models built in the test -> convert() -> IR checked as XML + BIN.
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 #include <gtest/gtest.h>
 

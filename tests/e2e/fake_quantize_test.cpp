@@ -9,7 +9,7 @@
 #include "emit/ir_test_util.hpp"
 #include "extractors/onnx_test_support.hpp"
 #include "loaders/ir/ir_reader.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "core/evaluator.hpp"
 
 namespace mo {

@@ -1,4 +1,4 @@
-// The held model of the Python module (tools/held_model.hpp): converted without writing, saved
+// The held model of the Python module (driver/held_model.hpp): converted without writing, saved
 // compressed or not from one graph, it writes the bytes convert() writes with the same options,
 // for every test model (If / Loop bodies, quantized weights, plugins' configs, TFLite, TF). The
 // f16 compression runs at save time on a clone (core/graph_clone.hpp), so saving leaves the held
@@ -13,7 +13,7 @@
 #include "core/graph_clone.hpp"
 #include "emit/ir_test_util.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/held_model.hpp"
+#include "driver/held_model.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -24,7 +24,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -16,7 +16,7 @@
 #include "extractors/onnx_test_support.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

@@ -18,8 +18,8 @@
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/run_command.hpp"
-#include "tools/cli.hpp"
-#include "tools/convert.hpp"
+#include "driver/cli.hpp"
+#include "driver/convert.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

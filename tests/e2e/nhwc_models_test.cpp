@@ -11,7 +11,7 @@
 #include "emit/ir_test_util.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "core/evaluator.hpp"
 #include "validate/npy.hpp"
 

@@ -14,8 +14,8 @@
 #include "emit/ir_test_util.hpp"
 #include "support/graph_builder.hpp"
 #include "support/run_command.hpp"
-#include "tools/convert.hpp"
-#include "tools/load_and_transform.hpp"
+#include "driver/convert.hpp"
+#include "driver/load_and_transform.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -12,7 +12,7 @@
 #include "support/onnx_model_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/tflite_model_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "core/evaluator.hpp"
 
 namespace mo {

@@ -13,8 +13,8 @@
 #include "core/evaluator.hpp"
 #include "core/infer.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/cli.hpp"
-#include "tools/convert.hpp"
+#include "driver/cli.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

@@ -22,7 +22,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "loaders/tf/tf_graph.pb.h"
 #include "support/graph_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "emit/ir_test_util.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

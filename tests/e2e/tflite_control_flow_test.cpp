@@ -14,7 +14,7 @@
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/run_command.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

@@ -9,7 +9,7 @@
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
 #include "support/tflite_model_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "core/evaluator.hpp"
 
 namespace mo {

@@ -30,7 +30,7 @@
 #include "support/op_test_util.hpp"
 #include "support/run_command.hpp"
 #include "support/tflite_model_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "validate/npy.hpp"
 
 namespace mo {

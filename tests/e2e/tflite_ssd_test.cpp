@@ -24,7 +24,7 @@
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/tflite_reference_kernels.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

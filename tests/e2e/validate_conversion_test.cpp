@@ -1,6 +1,6 @@
 // `mo --validate`: the IR read back from disk is evaluated and compared with the source graph
 // as extracted, or with reference outputs; a broken IR is caught.
-#include "tools/validate_conversion.hpp"
+#include "driver/validate_conversion.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,7 +16,7 @@
 #include "emit/ir_test_util.hpp"
 #include "emit/onnx/onnx_rules.hpp"
 #include "support/graph_builder.hpp"
-#include "tools/load_and_transform.hpp"
+#include "driver/load_and_transform.hpp"
 
 namespace mo {
 namespace {

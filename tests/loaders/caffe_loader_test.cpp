@@ -13,7 +13,7 @@
 #include "loaders/caffe/caffe_loader.hpp"
 #include "loaders/ir/ir_reader.hpp"
 #include "support/graph_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

@@ -13,7 +13,7 @@
 #include "emit/ir_writer.hpp"
 #include "support/graph_builder.hpp"
 #include "support/onnx_model_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 namespace mo {
 namespace {

@@ -17,7 +17,7 @@
 #include "loaders/tf/tf_graph.pb.h"
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "core/evaluator.hpp"
 
 namespace mo {

@@ -10,7 +10,7 @@
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/tflite_model_builder.hpp"
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 #include "transforms/back/report_unsupported_ops.hpp"
 
 namespace mo {

@@ -12,7 +12,7 @@
 #include "extractors/tflite/tflite_extractors.hpp"
 #include "ops/ops.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/pipeline.hpp"
 #include "transforms/transforms.hpp"
 
 namespace mo {

@@ -12,7 +12,7 @@
 #include "mo/plugin.hpp"
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/pipeline.hpp"
 #include "transforms/pattern.hpp"
 #include "transforms/registry.hpp"
 

@@ -119,7 +119,7 @@ TEST(TransformRegistry, ErrorsCarryTheTransformationId) {
     }
 }
 
-// run_all(graph, ctx, from): what a held model runs when it saves (tools/held_model.hpp). The
+// run_all(graph, ctx, from): what a held model runs when it saves (driver/held_model.hpp). The
 // transformations ordered before `from` are skipped; shape inference counts as done when it is
 // among them, so a change after `from` re-runs it.
 TEST(TransformRegistry, RunFromSkipsWhatComesBeforeAndReinfersAfterChanges) {

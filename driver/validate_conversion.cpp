@@ -1,8 +1,8 @@
-#include "tools/validate_conversion.hpp"
+#include "driver/validate_conversion.hpp"
 
 #include "loaders/ir/ir_reader.hpp"
-#include "tools/load_and_transform.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/load_and_transform.hpp"
+#include "driver/pipeline.hpp"
 #include "transforms/front/input_preprocessing.hpp"
 #include "transforms/front/output_cut.hpp"
 #include "transforms/middle/partial_inference.hpp"

@@ -7,8 +7,8 @@
 
 #include "core/api.hpp"
 #include "core/options.hpp"
-#include "tools/cli.hpp"
-#include "tools/convert.hpp"
+#include "driver/cli.hpp"
+#include "driver/convert.hpp"
 #include "validate/compare.hpp"
 
 namespace mo {

@@ -1,4 +1,4 @@
-#include "tools/load_and_transform.hpp"
+#include "driver/load_and_transform.hpp"
 
 #include <algorithm>
 

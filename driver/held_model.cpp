@@ -1,4 +1,4 @@
-#include "tools/held_model.hpp"
+#include "driver/held_model.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "core/progress.hpp"
 #include "emit/ir_writer.hpp"
 #include "loaders/ir/ir_reader.hpp"
-#include "tools/load_and_transform.hpp"
+#include "driver/load_and_transform.hpp"
 #include "validate/random_inputs.hpp"
 #include "validate/validate.hpp"
 

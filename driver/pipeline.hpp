@@ -1,6 +1,6 @@
 // The registries of one run of mo, filled the same way for built-ins and plugins: the
 // built-in ops, loaders, extractors and transformations first, then every plugin found
-// (tools/plugin_loader.hpp), then the MO_ENABLED_TRANSFORMS / MO_DISABLED_TRANSFORMS switches.
+// (driver/plugin_loader.hpp), then the MO_ENABLED_TRANSFORMS / MO_DISABLED_TRANSFORMS switches.
 #pragma once
 
 #include <memory>
@@ -9,7 +9,7 @@
 
 #include "core/api.hpp"
 #include "core/options.hpp"
-#include "tools/plugin_loader.hpp"
+#include "driver/plugin_loader.hpp"
 
 namespace mo {
 

@@ -1,4 +1,4 @@
-#include "tools/cli.hpp"
+#include "driver/cli.hpp"
 
 #include <algorithm>
 #include <cctype>

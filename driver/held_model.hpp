@@ -13,8 +13,8 @@
 #include "core/evaluator.hpp"
 #include "core/graph.hpp"
 #include "core/options.hpp"
-#include "tools/convert.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/convert.hpp"
+#include "driver/pipeline.hpp"
 #include "validate/compare.hpp"
 
 namespace mo {

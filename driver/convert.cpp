@@ -1,4 +1,4 @@
-#include "tools/convert.hpp"
+#include "driver/convert.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,8 +11,8 @@
 #include "emit/attr_format.hpp"
 #include "emit/ir_writer.hpp"
 #include "emit/onnx/onnx_writer.hpp"
-#include "tools/load_and_transform.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/load_and_transform.hpp"
+#include "driver/pipeline.hpp"
 
 namespace mo {
 

@@ -1,4 +1,4 @@
-#include "tools/pipeline.hpp"
+#include "driver/pipeline.hpp"
 
 #include "extractors/caffe/caffe_extractors.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"

@@ -1,13 +1,13 @@
 // The part of a conversion before writing: load, extract, run the transformations and check that
 // every port is typed. convert() writes what it returns; the held model of the Python module
-// (tools/held_model.hpp) keeps it.
+// (driver/held_model.hpp) keeps it.
 #pragma once
 
 #include <memory>
 
 #include "core/graph.hpp"
 #include "core/options.hpp"
-#include "tools/pipeline.hpp"
+#include "driver/pipeline.hpp"
 
 namespace mo {
 

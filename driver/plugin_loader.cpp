@@ -1,4 +1,4 @@
-#include "tools/plugin_loader.hpp"
+#include "driver/plugin_loader.hpp"
 
 #include <dlfcn.h>
 

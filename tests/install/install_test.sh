@@ -19,6 +19,8 @@ symbols=$(nm -D --defined-only -C "$libmo")
 grep -q 'mo::Graph::add_op(' <<< "$symbols" || { echo "FAIL: libmo does not export mo::Graph::add_op"; exit 1; }
 grep -q 'mo::ExtractContext::become(' <<< "$symbols" || { echo "FAIL: libmo does not export ExtractContext"; exit 1; }
 if grep -q 'register_onnx_eltwise' <<< "$symbols"; then echo "FAIL: libmo exports an internal function"; exit 1; fi
+# The ONNX backend-test runner (conformance/) is its own library, not part of what is shipped.
+if nm -C "$libmo" | grep -q 'mo::conformance::'; then echo "FAIL: libmo contains the conformance runner"; exit 1; fi
 cmake -S "$example" -B "$tmp/plugin-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log"
 cmake --build "$tmp/plugin-build" > "$tmp/build.log"
 plugin_dir=$(find "$prefix" -type d -path '*/mo/plugins')

@@ -18,6 +18,16 @@ namespace mo {
 class ExtractContext;
 using ExtractFn = std::function<void(ExtractContext&)>;
 
+// The opsets an extractor handles, written as they read: since(11), opsets(1, 10), or
+// all_versions for frameworks without opsets (TFLite, TensorFlow, Caffe).
+struct OpsetRange {
+    int64_t since = 1;
+    int64_t until = INT64_MAX;
+};
+constexpr OpsetRange since(int64_t first) { return {first, INT64_MAX}; }
+constexpr OpsetRange opsets(int64_t first, int64_t last) { return {first, last}; }
+inline constexpr OpsetRange all_versions{};
+
 struct Extractor {
     std::string framework;  // "onnx", "tflite", "tf", or a plugin's own framework
     std::string domain;     // ONNX: "" for ai.onnx, "com.example" for a custom domain; others: ""
@@ -26,6 +36,16 @@ struct Extractor {
     int64_t until_version = INT64_MAX;  // last opset this extractor handles
     ExtractFn fn;
     std::string origin = "built-in";  // set by the registry: "built-in" or the plugin's file
+
+    Extractor() = default;
+    // {"onnx", "", "Clip", since(11), fn}
+    Extractor(std::string framework, std::string domain, std::string op_type, OpsetRange range, ExtractFn fn)
+        : framework(std::move(framework)), domain(std::move(domain)), op_type(std::move(op_type)),
+          since_version(range.since), until_version(range.until), fn(std::move(fn)) {}
+    // {"onnx", "", "Clip", 11, INT64_MAX, fn}: the form of plugins written for API version 1.
+    Extractor(std::string framework, std::string domain, std::string op_type, int64_t since, int64_t until, ExtractFn fn)
+        : Extractor(std::move(framework), std::move(domain), std::move(op_type), OpsetRange{since, until},
+                    std::move(fn)) {}
 };
 
 class MO_API ExtractorRegistry {

@@ -14,7 +14,7 @@ void register_caffe_extractors(ExtractorRegistry& r) {
 namespace caffe {
 
 void add(ExtractorRegistry& r, const std::string& type, ExtractFn fn) {
-    r.add({"caffe", "", type, 1, INT64_MAX, [fn = std::move(fn)](ExtractContext& c) {
+    r.add({"caffe", "", type, all_versions, [fn = std::move(fn)](ExtractContext& c) {
                const auto unknown = c.strings("unknown_fields");
                if (!unknown.empty()) {
                    std::string list;

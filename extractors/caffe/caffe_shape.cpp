@@ -206,7 +206,7 @@ void register_caffe_shape(ExtractorRegistry& r) {
     caffe::add(r, "ArgMax", arg_max);
     caffe::add(r, "Tile", tile);
     for (const char* type : {"Data", "ImageData", "HDF5Data", "MemoryData", "DummyData", "WindowData", "AnnotatedData"})
-        r.add({"caffe", "", type, 1, INT64_MAX, data_layer});
+        r.add({"caffe", "", type, all_versions, data_layer});
 }
 
 }  // namespace mo

@@ -311,9 +311,9 @@ void scan(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_control_flow(ExtractorRegistry& r) {
-    r.add({"onnx", "", "If", 1, INT64_MAX, if_op});
-    r.add({"onnx", "", "Loop", 1, INT64_MAX, loop});
-    r.add({"onnx", "", "Scan", 9, INT64_MAX, scan});
+    r.add({"onnx", "", "If", since(1), if_op});
+    r.add({"onnx", "", "Loop", since(1), loop});
+    r.add({"onnx", "", "Scan", since(9), scan});
 }
 
 }  // namespace mo

@@ -123,8 +123,8 @@ OutPort onnx_convolution(ExtractContext& c, bool transposed, const std::string& 
 }
 
 void register_onnx_conv(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Conv", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, onnx_convolution(c, false, "")); }});
-    r.add({"onnx", "", "ConvTranspose", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, onnx_convolution(c, true, "")); }});
+    r.add({"onnx", "", "Conv", since(1), [](ExtractContext& c) { c.set_output(0, onnx_convolution(c, false, "")); }});
+    r.add({"onnx", "", "ConvTranspose", since(1), [](ExtractContext& c) { c.set_output(0, onnx_convolution(c, true, "")); }});
 }
 
 }  // namespace mo

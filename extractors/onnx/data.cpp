@@ -92,14 +92,14 @@ void size(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_data(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Constant", 1, INT64_MAX, constant});
-    r.add({"onnx", "", "ConstantOfShape", 9, INT64_MAX, constant_of_shape});
-    r.add({"onnx", "", "Cast", 1, INT64_MAX, cast});
-    r.add({"onnx", "", "Range", 11, INT64_MAX, range});
-    r.add({"onnx", "com.microsoft", "Range", 1, INT64_MAX, range});
-    r.add({"onnx", "", "Identity", 1, INT64_MAX, identity});
-    r.add({"onnx", "", "Dropout", 1, INT64_MAX, dropout});
-    r.add({"onnx", "", "Size", 1, INT64_MAX, size});
+    r.add({"onnx", "", "Constant", since(1), constant});
+    r.add({"onnx", "", "ConstantOfShape", since(9), constant_of_shape});
+    r.add({"onnx", "", "Cast", since(1), cast});
+    r.add({"onnx", "", "Range", since(11), range});
+    r.add({"onnx", "com.microsoft", "Range", since(1), range});
+    r.add({"onnx", "", "Identity", since(1), identity});
+    r.add({"onnx", "", "Dropout", since(1), dropout});
+    r.add({"onnx", "", "Size", since(1), size});
 }
 
 }  // namespace mo

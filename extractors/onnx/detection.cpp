@@ -35,7 +35,7 @@ void non_max_suppression(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_detection(ExtractorRegistry& r) {
-    r.add({"onnx", "", "NonMaxSuppression", 10, INT64_MAX, non_max_suppression});
+    r.add({"onnx", "", "NonMaxSuppression", since(10), non_max_suppression});
 }
 
 }  // namespace mo

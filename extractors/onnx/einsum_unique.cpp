@@ -104,8 +104,8 @@ void unique(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_einsum_unique(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Einsum", 12, INT64_MAX, einsum});
-    r.add({"onnx", "", "Unique", 11, INT64_MAX, unique});
+    r.add({"onnx", "", "Einsum", since(12), einsum});
+    r.add({"onnx", "", "Unique", since(11), unique});
 }
 
 }  // namespace mo

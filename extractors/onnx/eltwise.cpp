@@ -119,27 +119,27 @@ void reciprocal(ExtractContext& c) {
 void register_onnx_eltwise(ExtractorRegistry& r) {
     for (const Rename& m : kRenames) {
         const char* canonical = m.canonical;
-        r.add({"onnx", "", m.onnx, m.since, INT64_MAX, [canonical](ExtractContext& c) { rename(c, canonical); }});
+        r.add({"onnx", "", m.onnx, since(m.since), [canonical](ExtractContext& c) { rename(c, canonical); }});
     }
-    r.add({"onnx", "", "Sum", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Add", false); }});
-    r.add({"onnx", "", "Max", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Maximum", false); }});
-    r.add({"onnx", "", "Min", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Minimum", false); }});
-    r.add({"onnx", "", "Mean", 1, INT64_MAX, [](ExtractContext& c) { variadic(c, "Add", true); }});
-    r.add({"onnx", "", "Clip", 1, 10, clip_attrs});
-    r.add({"onnx", "", "Clip", 11, INT64_MAX, [](ExtractContext& c) { c.become("Clip"); }});
-    r.add({"onnx", "", "LeakyRelu", 1, INT64_MAX, leaky_relu});
-    r.add({"onnx", "", "HardSigmoid", 1, INT64_MAX, hard_sigmoid});
-    r.add({"onnx", "", "Selu", 1, INT64_MAX, selu});
-    r.add({"onnx", "", "Elu", 1, INT64_MAX, [](ExtractContext& c) { c.become("Elu", {{"alpha", c.f("alpha", 1.0)}}); }});
-    r.add({"onnx", "", "Mod", 10, INT64_MAX, mod});
-    r.add({"onnx", "", "Reciprocal", 1, INT64_MAX, reciprocal});
-    r.add({"onnx", "", "Pow", 7, INT64_MAX, pow});
-    r.add({"onnx", "", "Softsign", 1, INT64_MAX, softsign});
-    r.add({"onnx", "", "ThresholdedRelu", 10, INT64_MAX, thresholded_relu});
-    r.add({"onnx", "", "CastLike", 15, INT64_MAX, cast_like});
-    r.add({"onnx", "", "Round", 11, INT64_MAX,
+    r.add({"onnx", "", "Sum", since(1), [](ExtractContext& c) { variadic(c, "Add", false); }});
+    r.add({"onnx", "", "Max", since(1), [](ExtractContext& c) { variadic(c, "Maximum", false); }});
+    r.add({"onnx", "", "Min", since(1), [](ExtractContext& c) { variadic(c, "Minimum", false); }});
+    r.add({"onnx", "", "Mean", since(1), [](ExtractContext& c) { variadic(c, "Add", true); }});
+    r.add({"onnx", "", "Clip", opsets(1, 10), clip_attrs});
+    r.add({"onnx", "", "Clip", since(11), [](ExtractContext& c) { c.become("Clip"); }});
+    r.add({"onnx", "", "LeakyRelu", since(1), leaky_relu});
+    r.add({"onnx", "", "HardSigmoid", since(1), hard_sigmoid});
+    r.add({"onnx", "", "Selu", since(1), selu});
+    r.add({"onnx", "", "Elu", since(1), [](ExtractContext& c) { c.become("Elu", {{"alpha", c.f("alpha", 1.0)}}); }});
+    r.add({"onnx", "", "Mod", since(10), mod});
+    r.add({"onnx", "", "Reciprocal", since(1), reciprocal});
+    r.add({"onnx", "", "Pow", since(7), pow});
+    r.add({"onnx", "", "Softsign", since(1), softsign});
+    r.add({"onnx", "", "ThresholdedRelu", since(10), thresholded_relu});
+    r.add({"onnx", "", "CastLike", since(15), cast_like});
+    r.add({"onnx", "", "Round", since(11),
            [](ExtractContext& c) { c.become("Round", {{"mode", std::string("half_to_even")}}); }});
-    r.add({"onnx", "", "Gemm", 7, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", "", "Gemm", since(7), [](ExtractContext& c) {
                c.become("Gemm", {{"alpha", c.f("alpha", 1.0)}, {"beta", c.f("beta", 1.0)},
                                  {"transA", c.i("transA", 0) != 0}, {"transB", c.i("transB", 0) != 0}});
            }});

@@ -62,8 +62,8 @@ void softmax_cross_entropy(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_loss(ExtractorRegistry& r) {
-    r.add({"onnx", "", "NegativeLogLikelihoodLoss", 12, INT64_MAX, [](ExtractContext& c) { nll_loss(c, c.input(0)); }});
-    r.add({"onnx", "", "SoftmaxCrossEntropyLoss", 12, INT64_MAX, softmax_cross_entropy});
+    r.add({"onnx", "", "NegativeLogLikelihoodLoss", since(12), [](ExtractContext& c) { nll_loss(c, c.input(0)); }});
+    r.add({"onnx", "", "SoftmaxCrossEntropyLoss", since(12), softmax_cross_entropy});
 }
 
 }  // namespace mo

@@ -86,12 +86,12 @@ void is_nan(ExtractContext& c) { c.set_output(0, c.op("NotEqual", "", {c.input(0
 }  // namespace
 
 void register_onnx_matrix(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Trilu", 14, INT64_MAX, trilu});
-    r.add({"onnx", "", "EyeLike", 9, INT64_MAX, eye_like});
-    r.add({"onnx", "", "Hardmax", 13, INT64_MAX, hardmax});
-    r.add({"onnx", "", "Shrink", 9, INT64_MAX, shrink});
-    r.add({"onnx", "", "IsInf", 10, INT64_MAX, is_inf});
-    r.add({"onnx", "", "IsNaN", 9, INT64_MAX, is_nan});
+    r.add({"onnx", "", "Trilu", since(14), trilu});
+    r.add({"onnx", "", "EyeLike", since(9), eye_like});
+    r.add({"onnx", "", "Hardmax", since(13), hardmax});
+    r.add({"onnx", "", "Shrink", since(9), shrink});
+    r.add({"onnx", "", "IsInf", since(10), is_inf});
+    r.add({"onnx", "", "IsNaN", since(9), is_nan});
 }
 
 }  // namespace mo

@@ -429,10 +429,10 @@ void group_query_attention(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_microsoft_attention(ExtractorRegistry& r) {
-    r.add({"onnx", kDomain, "Attention", 1, INT64_MAX, attention});
-    r.add({"onnx", kDomain, "MultiHeadAttention", 1, INT64_MAX, multi_head_attention});
-    r.add({"onnx", kDomain, "RotaryEmbedding", 1, INT64_MAX, rotary_embedding});
-    r.add({"onnx", kDomain, "GroupQueryAttention", 1, INT64_MAX, group_query_attention});
+    r.add({"onnx", kDomain, "Attention", since(1), attention});
+    r.add({"onnx", kDomain, "MultiHeadAttention", since(1), multi_head_attention});
+    r.add({"onnx", kDomain, "RotaryEmbedding", since(1), rotary_embedding});
+    r.add({"onnx", kDomain, "GroupQueryAttention", since(1), group_query_attention});
 }
 
 }  // namespace mo

@@ -195,38 +195,38 @@ void matmul_nbits(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
-    r.add({"onnx", kDomain, "MatMulNBits", 1, INT64_MAX, matmul_nbits});
-    r.add({"onnx", kDomain, "EmbedLayerNormalization", 1, INT64_MAX, embed_layer_norm});
-    r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});
+    r.add({"onnx", kDomain, "MatMulNBits", since(1), matmul_nbits});
+    r.add({"onnx", kDomain, "EmbedLayerNormalization", since(1), embed_layer_norm});
+    r.add({"onnx", kDomain, "FusedMatMul", since(1), fused_matmul});
     // Contrib copies of standard ops with the same inputs and attributes: the standard
     // extractor serves (none of them depends on the opset number).
     for (const auto& [op, standard_opset] : {std::pair<const char*, int64_t>{"Trilu", 14}, {"GatherND", 12}}) {
         const Extractor* standard = r.find("onnx", "", op, standard_opset);
         MO_ASSERT(standard != nullptr, "the ONNX extractor of ", op, " is registered after the contrib ops");
-        r.add({"onnx", kDomain, op, 1, INT64_MAX, standard->fn});
+        r.add({"onnx", kDomain, op, since(1), standard->fn});
     }
-    r.add({"onnx", kDomain, "Gelu", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, gelu(c, c.input(0), "ERF", "")); }});
-    r.add({"onnx", kDomain, "BiasGelu", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", kDomain, "Gelu", since(1), [](ExtractContext& c) { c.set_output(0, gelu(c, c.input(0), "ERF", "")); }});
+    r.add({"onnx", kDomain, "BiasGelu", since(1), [](ExtractContext& c) {
                c.set_output(0, gelu(c, c.op("Add", "bias", {c.input(0), c.input(1)}), "ERF", ""));
            }});
-    r.add({"onnx", kDomain, "FastGelu", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", kDomain, "FastGelu", since(1), [](ExtractContext& c) {
                c.set_output(0, gelu(c, plus_optional(c, c.input(0), 1, "bias"), "TANH", ""));
            }});
-    r.add({"onnx", kDomain, "QuickGelu", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", kDomain, "QuickGelu", since(1), [](ExtractContext& c) {
                // x * sigmoid(alpha * x)
                OutPort x = c.input(0);
                OutPort scaled = c.op("Multiply", "alpha_x", {x, c.scalar_like("alpha", c.f("alpha", 1.702), x)});
                c.set_output(0, c.op("Multiply", "", {x, c.op("Sigmoid", "sigmoid", {scaled})}));
            }});
-    r.add({"onnx", kDomain, "BiasAdd", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", kDomain, "BiasAdd", since(1), [](ExtractContext& c) {
                // X + bias + skip
                c.set_output(0, c.op("Add", "", {c.op("Add", "bias", {c.input(0), c.input(1)}), c.input(2)}));
            }});
-    r.add({"onnx", kDomain, "SkipLayerNormalization", 1, INT64_MAX, [](ExtractContext& c) { skip_layer_norm(c, false); }});
-    r.add({"onnx", kDomain, "SkipSimplifiedLayerNormalization", 1, INT64_MAX,
+    r.add({"onnx", kDomain, "SkipLayerNormalization", since(1), [](ExtractContext& c) { skip_layer_norm(c, false); }});
+    r.add({"onnx", kDomain, "SkipSimplifiedLayerNormalization", since(1),
            [](ExtractContext& c) { skip_layer_norm(c, true); }});
     // ONNX Runtime registers this one in the default domain (its opset 1 on), not com.microsoft.
-    r.add({"onnx", "", "SimplifiedLayerNormalization", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", "", "SimplifiedLayerNormalization", since(1), [](ExtractContext& c) {
                if (c.i("axis", -1) != -1) c.unsupported("axis " + std::to_string(c.i("axis", -1)) + " (only the last axis, -1)");
                refuse_statistics_outputs(c, 1, 1);
                c.set_output(0, rms_norm_last_axis(c, c.input(0), c.f("epsilon", 1e-5), c.input(1)));

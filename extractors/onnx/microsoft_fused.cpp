@@ -60,8 +60,8 @@ void fused_gemm(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_microsoft_fused(ExtractorRegistry& r) {
-    r.add({"onnx", kDomain, "FusedConv", 1, INT64_MAX, fused_conv});
-    r.add({"onnx", kDomain, "FusedGemm", 1, INT64_MAX, fused_gemm});
+    r.add({"onnx", kDomain, "FusedConv", since(1), fused_conv});
+    r.add({"onnx", kDomain, "FusedGemm", since(1), fused_gemm});
 }
 
 }  // namespace mo

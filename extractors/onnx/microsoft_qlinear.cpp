@@ -84,15 +84,15 @@ void qlinear_softmax(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_microsoft_qlinear(ExtractorRegistry& r) {
-    r.add({"onnx", kDomain, "QLinearAdd", 1, INT64_MAX, qlinear_add});
-    r.add({"onnx", kDomain, "QLinearMul", 1, INT64_MAX, qlinear_mul});
-    r.add({"onnx", kDomain, "QLinearSigmoid", 1, INT64_MAX, [](ExtractContext& c) { qlinear_unary(c, "Sigmoid"); }});
+    r.add({"onnx", kDomain, "QLinearAdd", since(1), qlinear_add});
+    r.add({"onnx", kDomain, "QLinearMul", since(1), qlinear_mul});
+    r.add({"onnx", kDomain, "QLinearSigmoid", since(1), [](ExtractContext& c) { qlinear_unary(c, "Sigmoid"); }});
     r.add(
-        {"onnx", kDomain, "QLinearLeakyRelu", 1, INT64_MAX, [](ExtractContext& c) { qlinear_unary(c, "LeakyRelu"); }});
-    r.add({"onnx", kDomain, "QLinearConcat", 1, INT64_MAX, qlinear_concat});
-    r.add({"onnx", kDomain, "QLinearGlobalAveragePool", 1, INT64_MAX, qlinear_global_average_pool});
-    r.add({"onnx", kDomain, "QLinearAveragePool", 1, INT64_MAX, qlinear_average_pool});
-    r.add({"onnx", kDomain, "QLinearSoftmax", 1, INT64_MAX, qlinear_softmax});
+        {"onnx", kDomain, "QLinearLeakyRelu", since(1), [](ExtractContext& c) { qlinear_unary(c, "LeakyRelu"); }});
+    r.add({"onnx", kDomain, "QLinearConcat", since(1), qlinear_concat});
+    r.add({"onnx", kDomain, "QLinearGlobalAveragePool", since(1), qlinear_global_average_pool});
+    r.add({"onnx", kDomain, "QLinearAveragePool", since(1), qlinear_average_pool});
+    r.add({"onnx", kDomain, "QLinearSoftmax", since(1), qlinear_softmax});
 }
 
 }  // namespace mo

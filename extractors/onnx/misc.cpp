@@ -73,15 +73,15 @@ void bit_shift(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_misc(ExtractorRegistry& r) {
-    r.add({"onnx", "", "LRN", 1, INT64_MAX, lrn});
-    r.add({"onnx", "", "Celu", 12, INT64_MAX, celu});
-    r.add({"onnx", "", "Scatter", 9, 10, scatter});
+    r.add({"onnx", "", "LRN", since(1), lrn});
+    r.add({"onnx", "", "Celu", since(12), celu});
+    r.add({"onnx", "", "Scatter", opsets(9, 10), scatter});
     // ONNX's constants: Hamming a0 = 25/46, a1 = 21/46 rounded as the function body writes them.
-    r.add({"onnx", "", "HannWindow", 17, INT64_MAX, [](ExtractContext& c) { cosine_window(c, 0.5f, 0.5f, 0.0f); }});
-    r.add({"onnx", "", "HammingWindow", 17, INT64_MAX,
+    r.add({"onnx", "", "HannWindow", since(17), [](ExtractContext& c) { cosine_window(c, 0.5f, 0.5f, 0.0f); }});
+    r.add({"onnx", "", "HammingWindow", since(17),
            [](ExtractContext& c) { cosine_window(c, 0.54347826087f, 0.45652173913f, 0.0f); }});
-    r.add({"onnx", "", "BlackmanWindow", 17, INT64_MAX, [](ExtractContext& c) { cosine_window(c, 0.42f, 0.5f, 0.08f); }});
-    r.add({"onnx", "", "BitShift", 11, INT64_MAX, bit_shift});
+    r.add({"onnx", "", "BlackmanWindow", since(17), [](ExtractContext& c) { cosine_window(c, 0.42f, 0.5f, 0.08f); }});
+    r.add({"onnx", "", "BitShift", since(11), bit_shift});
 }
 
 }  // namespace mo

@@ -70,10 +70,10 @@ void layer_norm(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_normalization(ExtractorRegistry& r) {
-    r.add({"onnx", "", "BatchNormalization", 7, INT64_MAX, batch_norm});
-    r.add({"onnx", "", "InstanceNormalization", 1, INT64_MAX, instance_norm});
-    r.add({"onnx", "", "LayerNormalization", 17, INT64_MAX, layer_norm});
-    r.add({"onnx", "", "MeanVarianceNormalization", 9, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", "", "BatchNormalization", since(7), batch_norm});
+    r.add({"onnx", "", "InstanceNormalization", since(1), instance_norm});
+    r.add({"onnx", "", "LayerNormalization", since(17), layer_norm});
+    r.add({"onnx", "", "MeanVarianceNormalization", since(9), [](ExtractContext& c) {
                // ONNX: (x - mean) / sqrt(var + 1e-9) over axes (default N, H, W).
                c.set_output(0, c.op("MVN", "", {c.input(0), c.i64s("axes", c.ints("axes", {0, 2, 3}))},
                                     {{"normalize_variance", true}, {"eps", 1e-9}, {"eps_mode", std::string("inside_sqrt")}}));

@@ -78,10 +78,10 @@ AttrMap onnx_average_pool_attrs(ExtractContext& c) {
 }
 
 void register_onnx_pooling(ExtractorRegistry& r) {
-    r.add({"onnx", "", "MaxPool", 1, INT64_MAX, max_pool});
-    r.add({"onnx", "", "AveragePool", 1, INT64_MAX, average_pool});
-    r.add({"onnx", "", "GlobalAveragePool", 1, INT64_MAX, [](ExtractContext& c) { global_pool(c, "ReduceMean"); }});
-    r.add({"onnx", "", "GlobalMaxPool", 1, INT64_MAX, [](ExtractContext& c) { global_pool(c, "ReduceMax"); }});
+    r.add({"onnx", "", "MaxPool", since(1), max_pool});
+    r.add({"onnx", "", "AveragePool", since(1), average_pool});
+    r.add({"onnx", "", "GlobalAveragePool", since(1), [](ExtractContext& c) { global_pool(c, "ReduceMean"); }});
+    r.add({"onnx", "", "GlobalMaxPool", since(1), [](ExtractContext& c) { global_pool(c, "ReduceMax"); }});
 }
 
 }  // namespace mo

@@ -461,16 +461,16 @@ void requantize_product(ExtractContext& c, const OutPort& acc, size_t s1, size_t
 void register_onnx_quantization(ExtractorRegistry& r) {
     // Opset 19 adds float8 types and f16 scales (refused by type), opset 21 4- and 16-bit types
     // and blocked quantization (DequantizeLinear only).
-    r.add({"onnx", "", "QuantizeLinear", 10, 18, quantize_linear});
-    r.add({"onnx", "", "DequantizeLinear", 10, INT64_MAX, dequantize_linear});
-    r.add({"onnx", "", "DynamicQuantizeLinear", 11, INT64_MAX, dynamic_quantize_linear});
-    r.add({"onnx", "", "MatMulInteger", 10, INT64_MAX, matmul_integer});
-    r.add({"onnx", "com.microsoft", "MatMulIntegerToFloat", 1, INT64_MAX, matmul_integer_to_float});
-    r.add({"onnx", "com.microsoft", "DynamicQuantizeMatMul", 1, INT64_MAX, dynamic_quantize_matmul});
-    r.add({"onnx", "com.microsoft", "QGemm", 1, INT64_MAX, qgemm});
-    r.add({"onnx", "", "ConvInteger", 10, INT64_MAX, conv_integer});
-    r.add({"onnx", "", "QLinearMatMul", 10, 20, qlinear_matmul});
-    r.add({"onnx", "", "QLinearConv", 10, INT64_MAX, qlinear_conv});
+    r.add({"onnx", "", "QuantizeLinear", opsets(10, 18), quantize_linear});
+    r.add({"onnx", "", "DequantizeLinear", since(10), dequantize_linear});
+    r.add({"onnx", "", "DynamicQuantizeLinear", since(11), dynamic_quantize_linear});
+    r.add({"onnx", "", "MatMulInteger", since(10), matmul_integer});
+    r.add({"onnx", "com.microsoft", "MatMulIntegerToFloat", since(1), matmul_integer_to_float});
+    r.add({"onnx", "com.microsoft", "DynamicQuantizeMatMul", since(1), dynamic_quantize_matmul});
+    r.add({"onnx", "com.microsoft", "QGemm", since(1), qgemm});
+    r.add({"onnx", "", "ConvInteger", since(10), conv_integer});
+    r.add({"onnx", "", "QLinearMatMul", opsets(10, 20), qlinear_matmul});
+    r.add({"onnx", "", "QLinearConv", since(10), qlinear_conv});
 }
 
 }  // namespace mo

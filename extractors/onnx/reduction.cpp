@@ -112,12 +112,12 @@ void cum_sum(ExtractContext& c) {
 void register_onnx_reduction(ExtractorRegistry& r) {
     for (const Reduction& m : kReductions) {
         Reduction red = m;
-        r.add({"onnx", "", m.onnx, 1, INT64_MAX, [red](ExtractContext& c) { reduce(c, red.canonical, red.pre, red.post); }});
+        r.add({"onnx", "", m.onnx, since(1), [red](ExtractContext& c) { reduce(c, red.canonical, red.pre, red.post); }});
     }
-    r.add({"onnx", "", "ArgMax", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "max"); }});
-    r.add({"onnx", "", "ArgMin", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "min"); }});
-    r.add({"onnx", "", "TopK", 1, INT64_MAX, topk});
-    r.add({"onnx", "", "CumSum", 11, INT64_MAX, cum_sum});
+    r.add({"onnx", "", "ArgMax", since(1), [](ExtractContext& c) { arg_extreme(c, "max"); }});
+    r.add({"onnx", "", "ArgMin", since(1), [](ExtractContext& c) { arg_extreme(c, "min"); }});
+    r.add({"onnx", "", "TopK", since(1), topk});
+    r.add({"onnx", "", "CumSum", since(11), cum_sum});
 }
 
 }  // namespace mo

@@ -90,9 +90,9 @@ void upsample(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_resize(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Resize", 10, 10, [](ExtractContext& c) { resize_scales_only(c, c.input(1)); }});
-    r.add({"onnx", "", "Resize", 11, INT64_MAX, resize});
-    r.add({"onnx", "", "Upsample", 7, 9, upsample});
+    r.add({"onnx", "", "Resize", opsets(10, 10), [](ExtractContext& c) { resize_scales_only(c, c.input(1)); }});
+    r.add({"onnx", "", "Resize", since(11), resize});
+    r.add({"onnx", "", "Upsample", opsets(7, 9), upsample});
 }
 
 }  // namespace mo

@@ -244,9 +244,9 @@ void rnn(ExtractContext& c, const RnnKind& k) {
 }  // namespace
 
 void register_onnx_rnn(ExtractorRegistry& r) {
-    r.add({"onnx", "", "LSTM", 7, INT64_MAX, [](ExtractContext& c) { rnn(c, kLstm); }});
-    r.add({"onnx", "", "GRU", 7, INT64_MAX, [](ExtractContext& c) { rnn(c, kGru); }});
-    r.add({"onnx", "", "RNN", 7, INT64_MAX, [](ExtractContext& c) { rnn(c, kRnn); }});
+    r.add({"onnx", "", "LSTM", since(7), [](ExtractContext& c) { rnn(c, kLstm); }});
+    r.add({"onnx", "", "GRU", since(7), [](ExtractContext& c) { rnn(c, kGru); }});
+    r.add({"onnx", "", "RNN", since(7), [](ExtractContext& c) { rnn(c, kRnn); }});
 }
 
 }  // namespace mo

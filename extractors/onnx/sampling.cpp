@@ -52,9 +52,9 @@ void grid_sample(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_sampling(ExtractorRegistry& r) {
-    r.add({"onnx", "", "RoiAlign", 10, INT64_MAX, roi_align});
+    r.add({"onnx", "", "RoiAlign", since(10), roi_align});
     // Opset 20 renames the modes (linear, cubic) and allows N-D grids.
-    r.add({"onnx", "", "GridSample", 16, 19, grid_sample});
+    r.add({"onnx", "", "GridSample", opsets(16, 19), grid_sample});
 }
 
 }  // namespace mo

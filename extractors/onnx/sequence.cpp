@@ -162,14 +162,14 @@ void split_to_sequence(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_sequence(ExtractorRegistry& r) {
-    r.add({"onnx", "", "SequenceEmpty", 11, INT64_MAX, sequence_empty});
-    r.add({"onnx", "", "SequenceConstruct", 11, INT64_MAX, sequence_construct});
-    r.add({"onnx", "", "SequenceInsert", 11, INT64_MAX, sequence_insert});
-    r.add({"onnx", "", "SequenceErase", 11, INT64_MAX, sequence_erase});
-    r.add({"onnx", "", "SequenceAt", 11, INT64_MAX, sequence_at});
-    r.add({"onnx", "", "SequenceLength", 11, INT64_MAX, sequence_length});
-    r.add({"onnx", "", "ConcatFromSequence", 11, INT64_MAX, concat_from_sequence});
-    r.add({"onnx", "", "SplitToSequence", 11, INT64_MAX, split_to_sequence});
+    r.add({"onnx", "", "SequenceEmpty", since(11), sequence_empty});
+    r.add({"onnx", "", "SequenceConstruct", since(11), sequence_construct});
+    r.add({"onnx", "", "SequenceInsert", since(11), sequence_insert});
+    r.add({"onnx", "", "SequenceErase", since(11), sequence_erase});
+    r.add({"onnx", "", "SequenceAt", since(11), sequence_at});
+    r.add({"onnx", "", "SequenceLength", since(11), sequence_length});
+    r.add({"onnx", "", "ConcatFromSequence", since(11), concat_from_sequence});
+    r.add({"onnx", "", "SplitToSequence", since(11), split_to_sequence});
 }
 
 }  // namespace mo

@@ -264,36 +264,36 @@ void one_hot(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_shape(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Reshape", 5, INT64_MAX, reshape});
-    r.add({"onnx", "", "Transpose", 1, INT64_MAX, transpose});
-    r.add({"onnx", "", "Concat", 1, INT64_MAX, concat});
-    r.add({"onnx", "", "Split", 1, 17, split});
-    r.add({"onnx", "", "Slice", 1, INT64_MAX, slice});
-    r.add({"onnx", "", "Squeeze", 1, INT64_MAX, [](ExtractContext& c) { squeeze(c, "Squeeze"); }});
-    r.add({"onnx", "", "Unsqueeze", 1, INT64_MAX, [](ExtractContext& c) { squeeze(c, "Unsqueeze"); }});
-    r.add({"onnx", "", "Flatten", 1, INT64_MAX, [](ExtractContext& c) { c.become("Flatten", {{"axis", c.i("axis", 1)}}); }});
-    r.add({"onnx", "", "Shape", 1, INT64_MAX, shape});
-    r.add({"onnx", "", "Expand", 8, INT64_MAX,
+    r.add({"onnx", "", "Reshape", since(5), reshape});
+    r.add({"onnx", "", "Transpose", since(1), transpose});
+    r.add({"onnx", "", "Concat", since(1), concat});
+    r.add({"onnx", "", "Split", opsets(1, 17), split});
+    r.add({"onnx", "", "Slice", since(1), slice});
+    r.add({"onnx", "", "Squeeze", since(1), [](ExtractContext& c) { squeeze(c, "Squeeze"); }});
+    r.add({"onnx", "", "Unsqueeze", since(1), [](ExtractContext& c) { squeeze(c, "Unsqueeze"); }});
+    r.add({"onnx", "", "Flatten", since(1), [](ExtractContext& c) { c.become("Flatten", {{"axis", c.i("axis", 1)}}); }});
+    r.add({"onnx", "", "Shape", since(1), shape});
+    r.add({"onnx", "", "Expand", since(8),
            [](ExtractContext& c) { c.become("Broadcast", {{"mode", std::string("bidirectional")}}); }});
-    r.add({"onnx", "", "Tile", 6, INT64_MAX, [](ExtractContext& c) { c.become("Tile"); }});
-    r.add({"onnx", "", "Pad", 2, INT64_MAX, pad});
+    r.add({"onnx", "", "Tile", since(6), [](ExtractContext& c) { c.become("Tile"); }});
+    r.add({"onnx", "", "Pad", since(2), pad});
     // ONNX Runtime's contrib Pad: opset 11's inputs (pads may be [1, 2·rank]) and modes.
-    r.add({"onnx", "com.microsoft", "Pad", 1, INT64_MAX, pad});
-    r.add({"onnx", "", "Gather", 1, INT64_MAX, gather});
-    r.add({"onnx", "", "GatherElements", 11, INT64_MAX,
+    r.add({"onnx", "com.microsoft", "Pad", since(1), pad});
+    r.add({"onnx", "", "Gather", since(1), gather});
+    r.add({"onnx", "", "GatherElements", since(11),
            [](ExtractContext& c) { c.become("GatherElements", {{"axis", c.i("axis", 0)}}); }});
-    r.add({"onnx", "", "GatherND", 11, INT64_MAX,
+    r.add({"onnx", "", "GatherND", since(11),
            [](ExtractContext& c) { c.become("GatherND", {{"batch_dims", c.i("batch_dims", 0)}}); }});
-    r.add({"onnx", "", "ScatterElements", 11, INT64_MAX, scatter_elements});
-    r.add({"onnx", "", "ScatterND", 11, INT64_MAX, scatter_nd});
-    r.add({"onnx", "", "Compress", 9, INT64_MAX, compress});
-    r.add({"onnx", "", "ReverseSequence", 10, INT64_MAX, [](ExtractContext& c) {
+    r.add({"onnx", "", "ScatterElements", since(11), scatter_elements});
+    r.add({"onnx", "", "ScatterND", since(11), scatter_nd});
+    r.add({"onnx", "", "Compress", since(9), compress});
+    r.add({"onnx", "", "ReverseSequence", since(10), [](ExtractContext& c) {
                c.become("ReverseSequence", {{"batch_axis", c.i("batch_axis", 1)}, {"seq_axis", c.i("time_axis", 0)}});
            }});
-    r.add({"onnx", "", "DepthToSpace", 1, INT64_MAX, [](ExtractContext& c) { depth_to_space(c, true); }});
-    r.add({"onnx", "", "SpaceToDepth", 1, INT64_MAX, [](ExtractContext& c) { depth_to_space(c, false); }});
-    r.add({"onnx", "", "OneHot", 9, INT64_MAX, one_hot});
-    r.add({"onnx", "", "NonZero", 9, INT64_MAX,
+    r.add({"onnx", "", "DepthToSpace", since(1), [](ExtractContext& c) { depth_to_space(c, true); }});
+    r.add({"onnx", "", "SpaceToDepth", since(1), [](ExtractContext& c) { depth_to_space(c, false); }});
+    r.add({"onnx", "", "OneHot", since(9), one_hot});
+    r.add({"onnx", "", "NonZero", since(9),
            [](ExtractContext& c) { c.become("NonZero", {{"output_type", ElementType::i64}}); }});
     // Einsum: no Einsum-7 schema in ops/ yet, so it is reported as an unsupported op.
 }

@@ -67,8 +67,8 @@ void stft(ExtractContext& c) {
 }  // namespace
 
 void register_onnx_signal(ExtractorRegistry& r) {
-    r.add({"onnx", "", "DFT", 17, INT64_MAX, dft});
-    r.add({"onnx", "", "STFT", 17, INT64_MAX, stft});
+    r.add({"onnx", "", "DFT", since(17), dft});
+    r.add({"onnx", "", "STFT", since(17), stft});
 }
 
 }  // namespace mo

@@ -28,8 +28,8 @@ void softmax(ExtractContext& c, const char* type) {
 }  // namespace
 
 void register_onnx_softmax(ExtractorRegistry& r) {
-    r.add({"onnx", "", "Softmax", 1, INT64_MAX, [](ExtractContext& c) { softmax(c, "Softmax"); }});
-    r.add({"onnx", "", "LogSoftmax", 1, INT64_MAX, [](ExtractContext& c) { softmax(c, "LogSoftmax"); }});
+    r.add({"onnx", "", "Softmax", since(1), [](ExtractContext& c) { softmax(c, "Softmax"); }});
+    r.add({"onnx", "", "LogSoftmax", since(1), [](ExtractContext& c) { softmax(c, "LogSoftmax"); }});
 }
 
 }  // namespace mo

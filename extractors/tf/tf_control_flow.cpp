@@ -25,8 +25,8 @@ void while_op(ExtractContext& c) {
 }  // namespace
 
 void register_tf_control_flow(ExtractorRegistry& r) {
-    for (const char* op : {"If", "StatelessIf"}) r.add({"tf", "", op, 1, INT64_MAX, if_op});
-    for (const char* op : {"While", "StatelessWhile"}) r.add({"tf", "", op, 1, INT64_MAX, while_op});
+    for (const char* op : {"If", "StatelessIf"}) r.add({"tf", "", op, all_versions, if_op});
+    for (const char* op : {"While", "StatelessWhile"}) r.add({"tf", "", op, all_versions, while_op});
 }
 
 }  // namespace mo

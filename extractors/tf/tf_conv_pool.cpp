@@ -174,17 +174,17 @@ void matmul(ExtractContext& c, bool fused, bool batch) {
 }  // namespace
 
 void register_tf_conv_pool(ExtractorRegistry& r) {
-    r.add({"tf", "", "Conv2D", 1, INT64_MAX, [](ExtractContext& c) { conv(c, false, false); }});
-    r.add({"tf", "", "_FusedConv2D", 1, INT64_MAX, [](ExtractContext& c) { conv(c, false, true); }});
-    r.add({"tf", "", "DepthwiseConv2dNative", 1, INT64_MAX, [](ExtractContext& c) { conv(c, true, false); }});
-    r.add({"tf", "", "FusedDepthwiseConv2dNative", 1, INT64_MAX, [](ExtractContext& c) { conv(c, true, true); }});
-    r.add({"tf", "", "Conv2DBackpropInput", 1, INT64_MAX, conv_backprop_input});
-    r.add({"tf", "", "MaxPool", 1, INT64_MAX, [](ExtractContext& c) { pool(c, true); }});
-    r.add({"tf", "", "AvgPool", 1, INT64_MAX, [](ExtractContext& c) { pool(c, false); }});
-    r.add({"tf", "", "MatMul", 1, INT64_MAX, [](ExtractContext& c) { matmul(c, false, false); }});
-    r.add({"tf", "", "_FusedMatMul", 1, INT64_MAX, [](ExtractContext& c) { matmul(c, true, false); }});
-    r.add({"tf", "", "BatchMatMul", 1, INT64_MAX, [](ExtractContext& c) { matmul(c, false, true); }});
-    r.add({"tf", "", "BatchMatMulV2", 1, INT64_MAX, [](ExtractContext& c) { matmul(c, false, true); }});
+    r.add({"tf", "", "Conv2D", all_versions, [](ExtractContext& c) { conv(c, false, false); }});
+    r.add({"tf", "", "_FusedConv2D", all_versions, [](ExtractContext& c) { conv(c, false, true); }});
+    r.add({"tf", "", "DepthwiseConv2dNative", all_versions, [](ExtractContext& c) { conv(c, true, false); }});
+    r.add({"tf", "", "FusedDepthwiseConv2dNative", all_versions, [](ExtractContext& c) { conv(c, true, true); }});
+    r.add({"tf", "", "Conv2DBackpropInput", all_versions, conv_backprop_input});
+    r.add({"tf", "", "MaxPool", all_versions, [](ExtractContext& c) { pool(c, true); }});
+    r.add({"tf", "", "AvgPool", all_versions, [](ExtractContext& c) { pool(c, false); }});
+    r.add({"tf", "", "MatMul", all_versions, [](ExtractContext& c) { matmul(c, false, false); }});
+    r.add({"tf", "", "_FusedMatMul", all_versions, [](ExtractContext& c) { matmul(c, true, false); }});
+    r.add({"tf", "", "BatchMatMul", all_versions, [](ExtractContext& c) { matmul(c, false, true); }});
+    r.add({"tf", "", "BatchMatMulV2", all_versions, [](ExtractContext& c) { matmul(c, false, true); }});
 }
 
 }  // namespace mo

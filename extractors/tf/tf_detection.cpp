@@ -34,9 +34,9 @@ void non_max_suppression(ExtractContext& c, int version) {
 }  // namespace
 
 void register_tf_detection(ExtractorRegistry& r) {
-    r.add({"tf", "", "NonMaxSuppressionV3", 1, INT64_MAX, [](ExtractContext& c) { non_max_suppression(c, 3); }});
-    r.add({"tf", "", "NonMaxSuppressionV4", 1, INT64_MAX, [](ExtractContext& c) { non_max_suppression(c, 4); }});
-    r.add({"tf", "", "NonMaxSuppressionV5", 1, INT64_MAX, [](ExtractContext& c) { non_max_suppression(c, 5); }});
+    r.add({"tf", "", "NonMaxSuppressionV3", all_versions, [](ExtractContext& c) { non_max_suppression(c, 3); }});
+    r.add({"tf", "", "NonMaxSuppressionV4", all_versions, [](ExtractContext& c) { non_max_suppression(c, 4); }});
+    r.add({"tf", "", "NonMaxSuppressionV5", all_versions, [](ExtractContext& c) { non_max_suppression(c, 5); }});
 }
 
 }  // namespace mo

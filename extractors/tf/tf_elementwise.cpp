@@ -61,29 +61,29 @@ void register_tf_elementwise(ExtractorRegistry& r) {
         {"Greater", "Greater"}, {"GreaterEqual", "GreaterEqual"}, {"Less", "Less"}, {"LessEqual", "LessEqual"},
         {"Equal", "Equal"},     {"NotEqual", "NotEqual"}, {"LogicalAnd", "LogicalAnd"}, {"LogicalOr", "LogicalOr"}};
     for (const auto& [name, type] : binaries)
-        r.add({"tf", "", name, 1, INT64_MAX, [type = type](ExtractContext& c) { binary(c, type); }});
+        r.add({"tf", "", name, all_versions, [type = type](ExtractContext& c) { binary(c, type); }});
     for (const char* name : {"Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Sigmoid", "Tanh", "Softplus"})
-        r.add({"tf", "", name, 1, INT64_MAX, activation});
+        r.add({"tf", "", name, all_versions, activation});
     const std::pair<const char*, const char*> unaries[] = {{"Exp", "Exp"},   {"Log", "Log"},   {"Sqrt", "Sqrt"},
                                                            {"Neg", "Negative"}, {"Abs", "Abs"}, {"Floor", "Floor"},
                                                            {"Ceil", "Ceiling"}, {"Sin", "Sin"}, {"Cos", "Cos"},
                                                            {"LogicalNot", "LogicalNot"}};
     for (const auto& [name, type] : unaries)
-        r.add({"tf", "", name, 1, INT64_MAX,
+        r.add({"tf", "", name, all_versions,
                [type = type](ExtractContext& c) { c.set_output(0, c.op(type, "", {c.input(0)})); }});
-    r.add({"tf", "", "Rsqrt", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "Rsqrt", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Divide", "", {c.scalar_like("one", 1.0, c.input(0)), c.op("Sqrt", "sqrt", {c.input(0)})}));
            }});
-    r.add({"tf", "", "Reciprocal", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "Reciprocal", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Divide", "", {c.scalar_like("one", 1.0, c.input(0)), c.input(0)}));
            }});
-    r.add({"tf", "", "Square", 1, INT64_MAX,
+    r.add({"tf", "", "Square", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Multiply", "", {c.input(0), c.input(0)})); }});
-    r.add({"tf", "", "BiasAdd", 1, INT64_MAX, bias_add});
-    r.add({"tf", "", "AddN", 1, INT64_MAX, add_n});
-    r.add({"tf", "", "FusedBatchNorm", 1, INT64_MAX, fused_batch_norm});
-    r.add({"tf", "", "FusedBatchNormV3", 1, INT64_MAX, fused_batch_norm});
-    r.add({"tf", "", "Prelu", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "BiasAdd", all_versions, bias_add});
+    r.add({"tf", "", "AddN", all_versions, add_n});
+    r.add({"tf", "", "FusedBatchNorm", all_versions, fused_batch_norm});
+    r.add({"tf", "", "FusedBatchNormV3", all_versions, fused_batch_norm});
+    r.add({"tf", "", "Prelu", all_versions, [](ExtractContext& c) {
                // TF.js: x >= 0 ? x : alpha * x with alpha broadcast like an operand.
                OutPort x = c.input(0);
                OutPort neg = c.op("Multiply", "negative_part",

@@ -69,36 +69,36 @@ void resize(ExtractContext& c, bool bilinear) {
 
 void register_tf_shape(ExtractorRegistry& r) {
     for (const char* name : {"Identity", "StopGradient", "Snapshot", "PreventGradient"})
-        r.add({"tf", "", name, 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
-    r.add({"tf", "", "IdentityN", 1, INT64_MAX, identity_n});
-    r.add({"tf", "", "NoOp", 1, INT64_MAX, [](ExtractContext&) {}});
-    r.add({"tf", "", "Reshape", 1, INT64_MAX, [](ExtractContext& c) {
+        r.add({"tf", "", name, all_versions, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
+    r.add({"tf", "", "IdentityN", all_versions, identity_n});
+    r.add({"tf", "", "NoOp", all_versions, [](ExtractContext&) {}});
+    r.add({"tf", "", "Reshape", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Reshape", "", {c.input(0), c.input(1)}, {{"special_zero", false}}));
            }});
-    r.add({"tf", "", "Squeeze", 1, INT64_MAX, [](ExtractContext& c) { tf_family::squeeze(c, c.ints("squeeze_dims")); }});
-    r.add({"tf", "", "ExpandDims", 1, INT64_MAX,
+    r.add({"tf", "", "Squeeze", all_versions, [](ExtractContext& c) { tf_family::squeeze(c, c.ints("squeeze_dims")); }});
+    r.add({"tf", "", "ExpandDims", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Unsqueeze", "", {c.input(0), c.input(1)})); }});
-    r.add({"tf", "", "Transpose", 1, INT64_MAX,
+    r.add({"tf", "", "Transpose", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Transpose", "", {c.input(0), c.input(1)})); }});
-    r.add({"tf", "", "ConcatV2", 1, INT64_MAX, concat_v2});
-    r.add({"tf", "", "Pack", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
-    r.add({"tf", "", "Pad", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
-    r.add({"tf", "", "PadV2", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
-    r.add({"tf", "", "MirrorPad", 1, INT64_MAX, mirror_pad});
-    r.add({"tf", "", "Mean", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
-    r.add({"tf", "", "Sum", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
-    r.add({"tf", "", "Max", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});
-    r.add({"tf", "", "Min", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMin"); }});
-    r.add({"tf", "", "Prod", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceProd"); }});
-    r.add({"tf", "", "Softmax", 1, INT64_MAX,
+    r.add({"tf", "", "ConcatV2", all_versions, concat_v2});
+    r.add({"tf", "", "Pack", all_versions, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
+    r.add({"tf", "", "Pad", all_versions, [](ExtractContext& c) { pad(c, "constant"); }});
+    r.add({"tf", "", "PadV2", all_versions, [](ExtractContext& c) { pad(c, "constant"); }});
+    r.add({"tf", "", "MirrorPad", all_versions, mirror_pad});
+    r.add({"tf", "", "Mean", all_versions, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
+    r.add({"tf", "", "Sum", all_versions, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
+    r.add({"tf", "", "Max", all_versions, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});
+    r.add({"tf", "", "Min", all_versions, [](ExtractContext& c) { reduction(c, "ReduceMin"); }});
+    r.add({"tf", "", "Prod", all_versions, [](ExtractContext& c) { reduction(c, "ReduceProd"); }});
+    r.add({"tf", "", "Softmax", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Softmax", "", {c.input(0)}, {{"axis", int64_t{-1}}})); }});
-    r.add({"tf", "", "Shape", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "Shape", all_versions, [](ExtractContext& c) {
                const ElementType t = tf_index_type(c, "out_type", mo_tf::DT_INT32);
                c.set_output(0, c.op("ShapeOf", "", {c.input(0)}, {{"output_type", t}}));
            }});
-    r.add({"tf", "", "Cast", 1, INT64_MAX, cast});
-    r.add({"tf", "", "ResizeBilinear", 1, INT64_MAX, [](ExtractContext& c) { resize(c, true); }});
-    r.add({"tf", "", "ResizeNearestNeighbor", 1, INT64_MAX, [](ExtractContext& c) { resize(c, false); }});
+    r.add({"tf", "", "Cast", all_versions, cast});
+    r.add({"tf", "", "ResizeBilinear", all_versions, [](ExtractContext& c) { resize(c, true); }});
+    r.add({"tf", "", "ResizeNearestNeighbor", all_versions, [](ExtractContext& c) { resize(c, false); }});
 }
 
 }  // namespace mo

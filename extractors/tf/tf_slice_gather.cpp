@@ -89,48 +89,48 @@ void where(ExtractContext& c) {
 }  // namespace
 
 void register_tf_slice_gather(ExtractorRegistry& r) {
-    r.add({"tf", "", "StridedSlice", 1, INT64_MAX, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
-    r.add({"tf", "", "Slice", 1, INT64_MAX, slice});
-    r.add({"tf", "", "Where", 1, INT64_MAX, where});
-    r.add({"tf", "", "Range", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "StridedSlice", all_versions, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
+    r.add({"tf", "", "Slice", all_versions, slice});
+    r.add({"tf", "", "Where", all_versions, where});
+    r.add({"tf", "", "Range", all_versions, [](ExtractContext& c) {
                const ElementType t = tf_element_type(c.i("Tidx", mo_tf::DT_INT32), c.where());
                c.set_output(0, c.op("Range", "", {c.input(0), c.input(1), c.input(2)}, {{"output_type", t}}));
            }});
-    r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "Split", all_versions, [](ExtractContext& c) {
                const int64_t n = parts(c, "num_split", c.i("num_split"));
                outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", n}}), n);
            }});
-    r.add({"tf", "", "SplitV", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "SplitV", all_versions, [](ExtractContext& c) {
                const int64_t n = parts(c, "num_split", c.i("num_split", static_cast<int64_t>(c.output_count())));
                outputs_of(c, c.add("VariadicSplit", "", {c.input(0), c.input(2), c.input(1)}), n);
            }});
-    r.add({"tf", "", "Unpack", 1, INT64_MAX,
+    r.add({"tf", "", "Unpack", all_versions,
            [](ExtractContext& c) { tf_family::unpack(c, c.i("axis", 0), parts(c, "num", c.i("num"))); }});
-    r.add({"tf", "", "GatherV2", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "GatherV2", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Gather", "", {c.input(0), c.input(1), c.input(2)}, {{"batch_dims", c.i("batch_dims", 0)}}));
            }});
-    r.add({"tf", "", "GatherNd", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "GatherNd", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("GatherND", "", {c.input(0), c.input(1)}, {{"batch_dims", int64_t{0}}}));
            }});
-    r.add({"tf", "", "Tile", 1, INT64_MAX,
+    r.add({"tf", "", "Tile", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Tile", "", {c.input(0), c.input(1)})); }});
-    r.add({"tf", "", "Fill", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "Fill", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Broadcast", "", {c.input(1), c.input(0)}, {{"mode", std::string("numpy")}}));
            }});
-    r.add({"tf", "", "ArgMax", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "max"); }});
-    r.add({"tf", "", "ArgMin", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "min"); }});
-    r.add({"tf", "", "TopKV2", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tf", "", "ArgMax", all_versions, [](ExtractContext& c) { arg_extreme(c, "max"); }});
+    r.add({"tf", "", "ArgMin", all_versions, [](ExtractContext& c) { arg_extreme(c, "min"); }});
+    r.add({"tf", "", "TopKV2", all_versions, [](ExtractContext& c) {
                Node t = c.add("TopK", "", {c.input(0), c.input(1)},
                               {{"axis", int64_t{-1}}, {"mode", std::string("max")},
                                {"sort", std::string(c.i("sorted", 1) ? "value" : "none")}, {"stable", true},
                                {"index_element_type", ElementType::i32}});
                for (size_t j = 0; j < c.output_count() && j < 2; ++j) c.set_output(j, t.out(j));
            }});
-    r.add({"tf", "", "DepthToSpace", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "DepthToSpace", tf_nhwc(c)); }});
-    r.add({"tf", "", "SpaceToDepth", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "SpaceToDepth", tf_nhwc(c)); }});
-    r.add({"tf", "", "FloorDiv", 1, INT64_MAX, floor_div});
-    r.add({"tf", "", "Select", 1, INT64_MAX, [](ExtractContext& c) { select(c, true); }});
-    r.add({"tf", "", "SelectV2", 1, INT64_MAX, [](ExtractContext& c) { select(c, false); }});
+    r.add({"tf", "", "DepthToSpace", all_versions, [](ExtractContext& c) { tf_family::depth_space(c, "DepthToSpace", tf_nhwc(c)); }});
+    r.add({"tf", "", "SpaceToDepth", all_versions, [](ExtractContext& c) { tf_family::depth_space(c, "SpaceToDepth", tf_nhwc(c)); }});
+    r.add({"tf", "", "FloorDiv", all_versions, floor_div});
+    r.add({"tf", "", "Select", all_versions, [](ExtractContext& c) { select(c, true); }});
+    r.add({"tf", "", "SelectV2", all_versions, [](ExtractContext& c) { select(c, false); }});
 }
 
 }  // namespace mo

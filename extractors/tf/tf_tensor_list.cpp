@@ -50,13 +50,13 @@ void length(ExtractContext& c) {
 }  // namespace
 
 void register_tf_tensor_list(ExtractorRegistry& r) {
-    r.add({"tf", "", "TensorListReserve", 1, INT64_MAX, reserve});
+    r.add({"tf", "", "TensorListReserve", all_versions, reserve});
     for (const char* op : {"TensorListFromTensor", "TensorListStack"})
-        r.add({"tf", "", op, 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
-    r.add({"tf", "", "TensorListGetItem", 1, INT64_MAX, gather});
-    r.add({"tf", "", "TensorListGather", 1, INT64_MAX, gather});
-    r.add({"tf", "", "TensorListSetItem", 1, INT64_MAX, set_item});
-    r.add({"tf", "", "TensorListLength", 1, INT64_MAX, length});
+        r.add({"tf", "", op, all_versions, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
+    r.add({"tf", "", "TensorListGetItem", all_versions, gather});
+    r.add({"tf", "", "TensorListGather", all_versions, gather});
+    r.add({"tf", "", "TensorListSetItem", all_versions, set_item});
+    r.add({"tf", "", "TensorListLength", all_versions, length});
 }
 
 }  // namespace mo

@@ -41,11 +41,11 @@ void register_tflite_comparison(ExtractorRegistry& r) {
         {"GREATER_EQUAL", "GreaterEqual"}, {"LESS", "Less"},       {"LESS_EQUAL", "LessEqual"},
         {"LOGICAL_AND", "LogicalAnd"}, {"LOGICAL_OR", "LogicalOr"}};
     for (const auto& [name, type] : binaries)
-        r.add({"tflite", "", name, 1, INT64_MAX, [type = type](ExtractContext& c) { binary(c, type); }});
-    r.add({"tflite", "", "LOGICAL_NOT", 1, INT64_MAX, [](ExtractContext& c) { c.become("LogicalNot"); }});
-    r.add({"tflite", "", "SELECT", 1, INT64_MAX, [](ExtractContext& c) { select(c, true); }});
-    r.add({"tflite", "", "SELECT_V2", 1, INT64_MAX, [](ExtractContext& c) { select(c, false); }});
-    r.add({"tflite", "", "WHERE", 1, INT64_MAX, where});
+        r.add({"tflite", "", name, all_versions, [type = type](ExtractContext& c) { binary(c, type); }});
+    r.add({"tflite", "", "LOGICAL_NOT", all_versions, [](ExtractContext& c) { c.become("LogicalNot"); }});
+    r.add({"tflite", "", "SELECT", all_versions, [](ExtractContext& c) { select(c, true); }});
+    r.add({"tflite", "", "SELECT_V2", all_versions, [](ExtractContext& c) { select(c, false); }});
+    r.add({"tflite", "", "WHERE", all_versions, where});
 }
 
 }  // namespace mo

@@ -102,10 +102,10 @@ void assign_variable(ExtractContext& c) { c.become("Assign", {{"variable_id", c.
 }  // namespace
 
 void register_tflite_control_flow(ExtractorRegistry& r) {
-    r.add({"tflite", "", "IF", 1, INT64_MAX, if_op});
-    r.add({"tflite", "", "WHILE", 1, INT64_MAX, while_op});
-    r.add({"tflite", "", "READ_VARIABLE", 1, INT64_MAX, read_variable});
-    r.add({"tflite", "", "ASSIGN_VARIABLE", 1, INT64_MAX, assign_variable});
+    r.add({"tflite", "", "IF", all_versions, if_op});
+    r.add({"tflite", "", "WHILE", all_versions, while_op});
+    r.add({"tflite", "", "READ_VARIABLE", all_versions, read_variable});
+    r.add({"tflite", "", "ASSIGN_VARIABLE", all_versions, assign_variable});
 }
 
 }  // namespace mo

@@ -160,13 +160,13 @@ void fully_connected(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_conv_pool(ExtractorRegistry& r) {
-    r.add({"tflite", "", "CONV_2D", 1, INT64_MAX, conv_2d});
-    r.add({"tflite", "", "DEPTHWISE_CONV_2D", 1, INT64_MAX, depthwise_conv_2d});
-    r.add({"tflite", "", "MAX_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, true); }});
-    r.add({"tflite", "", "AVERAGE_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, false); }});
-    r.add({"tflite", "", "FULLY_CONNECTED", 1, INT64_MAX, fully_connected});
-    r.add({"tflite", "", "TRANSPOSE_CONV", 1, INT64_MAX, transpose_conv});
-    r.add({"tflite", "", "CONV_3D", 1, INT64_MAX, conv_3d});
+    r.add({"tflite", "", "CONV_2D", all_versions, conv_2d});
+    r.add({"tflite", "", "DEPTHWISE_CONV_2D", all_versions, depthwise_conv_2d});
+    r.add({"tflite", "", "MAX_POOL_2D", all_versions, [](ExtractContext& c) { pool_2d(c, true); }});
+    r.add({"tflite", "", "AVERAGE_POOL_2D", all_versions, [](ExtractContext& c) { pool_2d(c, false); }});
+    r.add({"tflite", "", "FULLY_CONNECTED", all_versions, fully_connected});
+    r.add({"tflite", "", "TRANSPOSE_CONV", all_versions, transpose_conv});
+    r.add({"tflite", "", "CONV_3D", all_versions, conv_3d});
 }
 
 }  // namespace mo

@@ -263,7 +263,7 @@ void detection_postprocess(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_detection(ExtractorRegistry& r) {
-    r.add({"tflite", "custom", "TFLite_Detection_PostProcess", 1, INT64_MAX, detection_postprocess});
+    r.add({"tflite", "custom", "TFLite_Detection_PostProcess", all_versions, detection_postprocess});
 }
 
 }  // namespace mo

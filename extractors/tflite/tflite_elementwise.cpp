@@ -48,24 +48,24 @@ void register_tflite_elementwise(ExtractorRegistry& r) {
         {"MAXIMUM", "Maximum"}, {"MINIMUM", "Minimum"}, {"SQUARED_DIFFERENCE", "SquaredDifference"},
         {"POW", "Power"},       {"FLOOR_MOD", "FloorMod"}};
     for (const auto& [name, type] : binaries)
-        r.add({"tflite", "", name, 1, INT64_MAX, [type = type](ExtractContext& c) { binary(c, type); }});
+        r.add({"tflite", "", name, all_versions, [type = type](ExtractContext& c) { binary(c, type); }});
     const std::pair<const char*, const char*> unaries[] = {
         {"RELU", "Relu"},   {"LOGISTIC", "Sigmoid"}, {"TANH", "Tanh"}, {"HARD_SWISH", "HSwish"}, {"EXP", "Exp"},
         {"SQRT", "Sqrt"},   {"LOG", "Log"},          {"ABS", "Abs"},   {"NEG", "Negative"},       {"FLOOR", "Floor"},
         {"CEIL", "Ceiling"}, {"SIN", "Sin"},         {"COS", "Cos"},   {"ELU", "Elu"}};
     for (const auto& [name, type] : unaries) {
         if (std::string(type) == "Elu")
-            r.add({"tflite", "", name, 1, INT64_MAX, [](ExtractContext& c) { unary(c, "Elu", {{"alpha", 1.0}}); }});
+            r.add({"tflite", "", name, all_versions, [](ExtractContext& c) { unary(c, "Elu", {{"alpha", 1.0}}); }});
         else
-            r.add({"tflite", "", name, 1, INT64_MAX, [type = type](ExtractContext& c) { unary(c, type); }});
+            r.add({"tflite", "", name, all_versions, [type = type](ExtractContext& c) { unary(c, type); }});
     }
-    r.add({"tflite", "", "RELU6", 1, INT64_MAX,
+    r.add({"tflite", "", "RELU6", all_versions,
            [](ExtractContext& c) { unary(c, "Clamp", {{"min", 0.0}, {"max", 6.0}}); }});
-    r.add({"tflite", "", "RELU_N1_TO_1", 1, INT64_MAX,
+    r.add({"tflite", "", "RELU_N1_TO_1", all_versions,
            [](ExtractContext& c) { unary(c, "Clamp", {{"min", -1.0}, {"max", 1.0}}); }});
-    r.add({"tflite", "", "RSQRT", 1, INT64_MAX, rsqrt});
-    r.add({"tflite", "", "LEAKY_RELU", 1, INT64_MAX, leaky_relu});
-    r.add({"tflite", "", "PRELU", 1, INT64_MAX, prelu});
+    r.add({"tflite", "", "RSQRT", all_versions, rsqrt});
+    r.add({"tflite", "", "LEAKY_RELU", all_versions, leaky_relu});
+    r.add({"tflite", "", "PRELU", all_versions, prelu});
 }
 
 }  // namespace mo

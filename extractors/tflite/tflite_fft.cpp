@@ -39,10 +39,10 @@ void complex_abs(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_fft(ExtractorRegistry& r) {
-    r.add({"tflite", "", "RFFT2D", 1, INT64_MAX, rfft2d});
-    r.add({"tflite", "", "COMPLEX_ABS", 1, INT64_MAX, complex_abs});
-    r.add({"tflite", "", "REAL", 1, INT64_MAX, [](ExtractContext& c) { part(c, 0); }});
-    r.add({"tflite", "", "IMAG", 1, INT64_MAX, [](ExtractContext& c) { part(c, 1); }});
+    r.add({"tflite", "", "RFFT2D", all_versions, rfft2d});
+    r.add({"tflite", "", "COMPLEX_ABS", all_versions, complex_abs});
+    r.add({"tflite", "", "REAL", all_versions, [](ExtractContext& c) { part(c, 0); }});
+    r.add({"tflite", "", "IMAG", all_versions, [](ExtractContext& c) { part(c, 1); }});
 }
 
 }  // namespace mo

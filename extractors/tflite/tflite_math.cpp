@@ -110,28 +110,28 @@ void reduction(ExtractContext& c, const char* type) {
 }  // namespace
 
 void register_tflite_math(ExtractorRegistry& r) {
-    r.add({"tflite", "", "SIGN", 1, INT64_MAX, [](ExtractContext& c) { c.become("Sign"); }});
-    r.add({"tflite", "", "SQUARE", 1, INT64_MAX,
+    r.add({"tflite", "", "SIGN", all_versions, [](ExtractContext& c) { c.become("Sign"); }});
+    r.add({"tflite", "", "SQUARE", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Multiply", "", {c.input(0), c.input(0)})); }});
     // TFLite rounds half to even (its RoundToNearest), as TensorFlow's Round.
-    r.add({"tflite", "", "ROUND", 1, INT64_MAX,
+    r.add({"tflite", "", "ROUND", all_versions,
            [](ExtractContext& c) { c.become("Round", {{"mode", std::string("half_to_even")}}); }});
-    r.add({"tflite", "", "GELU", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "GELU", all_versions, [](ExtractContext& c) {
                c.become("Gelu", {{"approximation_mode", std::string(c.i("approximate", 0) ? "TANH" : "ERF")}});
            }});
-    r.add({"tflite", "", "RELU_0_TO_1", 1, INT64_MAX,
+    r.add({"tflite", "", "RELU_0_TO_1", all_versions,
            [](ExtractContext& c) { c.become("Clamp", {{"min", 0.0}, {"max", 1.0}}); }});
-    r.add({"tflite", "", "FLOOR_DIV", 1, INT64_MAX, floor_div});
-    r.add({"tflite", "", "ADD_N", 1, INT64_MAX, add_n});
-    r.add({"tflite", "", "L2_NORMALIZATION", 1, INT64_MAX, l2_normalization});
-    r.add({"tflite", "", "BUCKETIZE", 1, INT64_MAX, bucketize});
-    r.add({"tflite", "", "ATAN2", 1, INT64_MAX, atan2});
-    r.add({"tflite", "", "FAKE_QUANT", 1, INT64_MAX, fake_quant});
-    r.add({"tflite", "", "RIGHT_SHIFT", 1, INT64_MAX,
+    r.add({"tflite", "", "FLOOR_DIV", all_versions, floor_div});
+    r.add({"tflite", "", "ADD_N", all_versions, add_n});
+    r.add({"tflite", "", "L2_NORMALIZATION", all_versions, l2_normalization});
+    r.add({"tflite", "", "BUCKETIZE", all_versions, bucketize});
+    r.add({"tflite", "", "ATAN2", all_versions, atan2});
+    r.add({"tflite", "", "FAKE_QUANT", all_versions, fake_quant});
+    r.add({"tflite", "", "RIGHT_SHIFT", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("BitwiseRightShift", "", {c.input(0), c.input(1)})); }});
-    r.add({"tflite", "", "REDUCE_PROD", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceProd"); }});
-    r.add({"tflite", "", "REDUCE_ANY", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceLogicalOr"); }});
-    r.add({"tflite", "", "REDUCE_ALL", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceLogicalAnd"); }});
+    r.add({"tflite", "", "REDUCE_PROD", all_versions, [](ExtractContext& c) { reduction(c, "ReduceProd"); }});
+    r.add({"tflite", "", "REDUCE_ANY", all_versions, [](ExtractContext& c) { reduction(c, "ReduceLogicalOr"); }});
+    r.add({"tflite", "", "REDUCE_ALL", all_versions, [](ExtractContext& c) { reduction(c, "ReduceLogicalAnd"); }});
 }
 
 }  // namespace mo

@@ -56,8 +56,8 @@ void nms(ExtractContext& c, bool v5) {
 }  // namespace
 
 void register_tflite_nms(ExtractorRegistry& r) {
-    r.add({"tflite", "", "NON_MAX_SUPPRESSION_V4", 1, INT64_MAX, [](ExtractContext& c) { nms(c, false); }});
-    r.add({"tflite", "", "NON_MAX_SUPPRESSION_V5", 1, INT64_MAX, [](ExtractContext& c) { nms(c, true); }});
+    r.add({"tflite", "", "NON_MAX_SUPPRESSION_V4", all_versions, [](ExtractContext& c) { nms(c, false); }});
+    r.add({"tflite", "", "NON_MAX_SUPPRESSION_V5", all_versions, [](ExtractContext& c) { nms(c, true); }});
 }
 
 }  // namespace mo

@@ -228,11 +228,11 @@ std::optional<std::pair<double, double>> tflite_output_quantization(ExtractConte
 }
 
 void register_tflite_quantization(ExtractorRegistry& r) {
-    r.add({"tflite", kTfliteQuantizationDomain, kDequantizeStored, 1, INT64_MAX, dequantize_stored});
-    r.add({"tflite", kTfliteQuantizationDomain, kFakeQuantizeTensor, 1, INT64_MAX, fake_quantize});
-    r.add({"tflite", kTfliteQuantizationDomain, kQuantizeOutput, 1, INT64_MAX, quantize_output});
-    r.add({"tflite", "", "QUANTIZE", 1, INT64_MAX, quantize});
-    r.add({"tflite", "", "DEQUANTIZE", 1, INT64_MAX, dequantize});
+    r.add({"tflite", kTfliteQuantizationDomain, kDequantizeStored, all_versions, dequantize_stored});
+    r.add({"tflite", kTfliteQuantizationDomain, kFakeQuantizeTensor, all_versions, fake_quantize});
+    r.add({"tflite", kTfliteQuantizationDomain, kQuantizeOutput, all_versions, quantize_output});
+    r.add({"tflite", "", "QUANTIZE", all_versions, quantize});
+    r.add({"tflite", "", "DEQUANTIZE", all_versions, dequantize});
 }
 
 }  // namespace mo

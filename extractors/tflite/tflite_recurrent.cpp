@@ -178,12 +178,12 @@ void lstm_step(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_recurrent(ExtractorRegistry& r) {
-    r.add({"tflite", "", "RNN", 1, INT64_MAX, rnn});
-    r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_RNN", 1, INT64_MAX, sequence_rnn});
-    r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_RNN", 1, INT64_MAX, bidirectional_rnn});
-    r.add({"tflite", "", "LSTM", 1, INT64_MAX, lstm_step});
-    r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", 1, INT64_MAX, unidirectional});
-    r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_LSTM", 1, INT64_MAX, bidirectional});
+    r.add({"tflite", "", "RNN", all_versions, rnn});
+    r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_RNN", all_versions, sequence_rnn});
+    r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_RNN", all_versions, bidirectional_rnn});
+    r.add({"tflite", "", "LSTM", all_versions, lstm_step});
+    r.add({"tflite", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", all_versions, unidirectional});
+    r.add({"tflite", "", "BIDIRECTIONAL_SEQUENCE_LSTM", all_versions, bidirectional});
 }
 
 }  // namespace mo

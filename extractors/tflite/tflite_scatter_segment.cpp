@@ -194,19 +194,19 @@ void unsorted_segment(ExtractContext& c, const char* reduction, double identity)
 
 void register_tflite_scatter_segment(ExtractorRegistry& r) {
     // EMBEDDING_LOOKUP(ids, table): the rows of the table.
-    r.add({"tflite", "", "EMBEDDING_LOOKUP", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "EMBEDDING_LOOKUP", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Gather", "", {c.input(1), c.input(0), c.i64("axis", 0)}, {{"batch_dims", int64_t{0}}}));
            }});
-    r.add({"tflite", "", "HASHTABLE_LOOKUP", 1, INT64_MAX, hashtable_lookup});
-    r.add({"tflite", "", "SCATTER_ND", 1, INT64_MAX, scatter_nd});
-    r.add({"tflite", "", "SPARSE_TO_DENSE", 1, INT64_MAX, sparse_to_dense});
-    r.add({"tflite", "", "DYNAMIC_UPDATE_SLICE", 1, INT64_MAX, dynamic_update_slice});
-    r.add({"tflite", "", "SEGMENT_SUM", 1, INT64_MAX, segment_sum});
-    r.add({"tflite", "", "UNSORTED_SEGMENT_SUM", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "sum", 0); }});
-    r.add({"tflite", "", "UNSORTED_SEGMENT_PROD", 1, INT64_MAX, [](ExtractContext& c) { unsorted_segment(c, "prod", 1); }});
-    r.add({"tflite", "", "UNSORTED_SEGMENT_MAX", 1, INT64_MAX,
+    r.add({"tflite", "", "HASHTABLE_LOOKUP", all_versions, hashtable_lookup});
+    r.add({"tflite", "", "SCATTER_ND", all_versions, scatter_nd});
+    r.add({"tflite", "", "SPARSE_TO_DENSE", all_versions, sparse_to_dense});
+    r.add({"tflite", "", "DYNAMIC_UPDATE_SLICE", all_versions, dynamic_update_slice});
+    r.add({"tflite", "", "SEGMENT_SUM", all_versions, segment_sum});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_SUM", all_versions, [](ExtractContext& c) { unsorted_segment(c, "sum", 0); }});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_PROD", all_versions, [](ExtractContext& c) { unsorted_segment(c, "prod", 1); }});
+    r.add({"tflite", "", "UNSORTED_SEGMENT_MAX", all_versions,
            [](ExtractContext& c) { unsorted_segment(c, "max", extreme(c, true)); }});
-    r.add({"tflite", "", "UNSORTED_SEGMENT_MIN", 1, INT64_MAX,
+    r.add({"tflite", "", "UNSORTED_SEGMENT_MIN", all_versions,
            [](ExtractContext& c) { unsorted_segment(c, "min", extreme(c, false)); }});
 }
 

@@ -41,30 +41,30 @@ void resize(ExtractContext& c, bool bilinear) {
 }  // namespace
 
 void register_tflite_shape(ExtractorRegistry& r) {
-    r.add({"tflite", "", "RESHAPE", 1, INT64_MAX, reshape});
-    r.add({"tflite", "", "SQUEEZE", 1, INT64_MAX, [](ExtractContext& c) { tf_family::squeeze(c, c.ints("squeeze_dims")); }});
-    r.add({"tflite", "", "EXPAND_DIMS", 1, INT64_MAX,
+    r.add({"tflite", "", "RESHAPE", all_versions, reshape});
+    r.add({"tflite", "", "SQUEEZE", all_versions, [](ExtractContext& c) { tf_family::squeeze(c, c.ints("squeeze_dims")); }});
+    r.add({"tflite", "", "EXPAND_DIMS", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Unsqueeze", "", {c.input(0), c.input(1)})); }});
-    r.add({"tflite", "", "TRANSPOSE", 1, INT64_MAX,
+    r.add({"tflite", "", "TRANSPOSE", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Transpose", "", {c.input(0), c.input(1)})); }});
-    r.add({"tflite", "", "CONCATENATION", 1, INT64_MAX, concatenation});
-    r.add({"tflite", "", "PAD", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
-    r.add({"tflite", "", "PADV2", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
-    r.add({"tflite", "", "MIRROR_PAD", 1, INT64_MAX,
+    r.add({"tflite", "", "CONCATENATION", all_versions, concatenation});
+    r.add({"tflite", "", "PAD", all_versions, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
+    r.add({"tflite", "", "PADV2", all_versions, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
+    r.add({"tflite", "", "MIRROR_PAD", all_versions,
            [](ExtractContext& c) {
                const int64_t mode = c.i("mode", 0);  // REFLECT (0) or SYMMETRIC (1)
                if (mode != 0 && mode != 1) c.fail("mode " + std::to_string(mode) + " is neither REFLECT (0) nor SYMMETRIC (1)");
                tf_family::pad(c, mode == 0 ? "reflect" : "symmetric");
            }});
-    r.add({"tflite", "", "MEAN", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
-    r.add({"tflite", "", "SUM", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
-    r.add({"tflite", "", "REDUCE_MAX", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});
-    r.add({"tflite", "", "REDUCE_MIN", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMin"); }});
-    r.add({"tflite", "", "SOFTMAX", 1, INT64_MAX, softmax});
+    r.add({"tflite", "", "MEAN", all_versions, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
+    r.add({"tflite", "", "SUM", all_versions, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});
+    r.add({"tflite", "", "REDUCE_MAX", all_versions, [](ExtractContext& c) { reduction(c, "ReduceMax"); }});
+    r.add({"tflite", "", "REDUCE_MIN", all_versions, [](ExtractContext& c) { reduction(c, "ReduceMin"); }});
+    r.add({"tflite", "", "SOFTMAX", all_versions, softmax});
     // The loader densified the sparse constant already.
-    r.add({"tflite", "", "DENSIFY", 1, INT64_MAX, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
-    r.add({"tflite", "", "RESIZE_BILINEAR", 1, INT64_MAX, [](ExtractContext& c) { resize(c, true); }});
-    r.add({"tflite", "", "RESIZE_NEAREST_NEIGHBOR", 1, INT64_MAX, [](ExtractContext& c) { resize(c, false); }});
+    r.add({"tflite", "", "DENSIFY", all_versions, [](ExtractContext& c) { c.set_output(0, c.input(0)); }});
+    r.add({"tflite", "", "RESIZE_BILINEAR", all_versions, [](ExtractContext& c) { resize(c, true); }});
+    r.add({"tflite", "", "RESIZE_NEAREST_NEIGHBOR", all_versions, [](ExtractContext& c) { resize(c, false); }});
 }
 
 }  // namespace mo

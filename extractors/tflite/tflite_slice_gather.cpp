@@ -83,33 +83,33 @@ void unpack(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_slice_gather(ExtractorRegistry& r) {
-    r.add({"tflite", "", "SLICE", 1, INT64_MAX, tf_family::slice_begin_size});
-    r.add({"tflite", "", "STRIDED_SLICE", 1, INT64_MAX, strided_slice});
-    r.add({"tflite", "", "SPLIT", 1, INT64_MAX, [](ExtractContext& c) { split(c, false); }});
-    r.add({"tflite", "", "SPLIT_V", 1, INT64_MAX, [](ExtractContext& c) { split(c, true); }});
-    r.add({"tflite", "", "GATHER", 1, INT64_MAX, gather});
-    r.add({"tflite", "", "PACK", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
-    r.add({"tflite", "", "UNPACK", 1, INT64_MAX, unpack});
-    r.add({"tflite", "", "TILE", 1, INT64_MAX,
+    r.add({"tflite", "", "SLICE", all_versions, tf_family::slice_begin_size});
+    r.add({"tflite", "", "STRIDED_SLICE", all_versions, strided_slice});
+    r.add({"tflite", "", "SPLIT", all_versions, [](ExtractContext& c) { split(c, false); }});
+    r.add({"tflite", "", "SPLIT_V", all_versions, [](ExtractContext& c) { split(c, true); }});
+    r.add({"tflite", "", "GATHER", all_versions, gather});
+    r.add({"tflite", "", "PACK", all_versions, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
+    r.add({"tflite", "", "UNPACK", all_versions, unpack});
+    r.add({"tflite", "", "TILE", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("Tile", "", {c.input(0), c.input(1)})); }});
-    r.add({"tflite", "", "BATCH_MATMUL", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "BATCH_MATMUL", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("MatMul", "", {c.input(0), c.input(1)},
                                     {{"transpose_a", c.i("adj_x", 0) != 0}, {"transpose_b", c.i("adj_y", 0) != 0}}));
            }});
-    r.add({"tflite", "", "ARG_MAX", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "max"); }});
-    r.add({"tflite", "", "ARG_MIN", 1, INT64_MAX, [](ExtractContext& c) { arg_extreme(c, "min"); }});
-    r.add({"tflite", "", "LOG_SOFTMAX", 1, INT64_MAX,
+    r.add({"tflite", "", "ARG_MAX", all_versions, [](ExtractContext& c) { arg_extreme(c, "max"); }});
+    r.add({"tflite", "", "ARG_MIN", all_versions, [](ExtractContext& c) { arg_extreme(c, "min"); }});
+    r.add({"tflite", "", "LOG_SOFTMAX", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("LogSoftmax", "", {c.input(0)}, {{"axis", int64_t{-1}}})); }});
-    r.add({"tflite", "", "GATHER_ND", 1, INT64_MAX,
+    r.add({"tflite", "", "GATHER_ND", all_versions,
            [](ExtractContext& c) { c.set_output(0, c.op("GatherND", "", {c.input(0), c.input(1)}, {{"batch_dims", int64_t{0}}})); }});
-    r.add({"tflite", "", "CAST", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "CAST", all_versions, [](ExtractContext& c) {
                // The output tensor's declared type (the options are optional).
                const ElementType to = c.node().out(0).type();
                if (to == ElementType::dynamic) c.unsupported("CAST to an unknown type");
                c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", to}}));
            }});
-    r.add({"tflite", "", "DEPTH_TO_SPACE", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "DepthToSpace", true); }});
-    r.add({"tflite", "", "SPACE_TO_DEPTH", 1, INT64_MAX, [](ExtractContext& c) { tf_family::depth_space(c, "SpaceToDepth", true); }});
+    r.add({"tflite", "", "DEPTH_TO_SPACE", all_versions, [](ExtractContext& c) { tf_family::depth_space(c, "DepthToSpace", true); }});
+    r.add({"tflite", "", "SPACE_TO_DEPTH", all_versions, [](ExtractContext& c) { tf_family::depth_space(c, "SpaceToDepth", true); }});
 }
 
 }  // namespace mo

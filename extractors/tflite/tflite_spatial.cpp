@@ -139,10 +139,10 @@ void local_response_normalization(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_spatial(ExtractorRegistry& r) {
-    r.add({"tflite", "", "SPACE_TO_BATCH_ND", 1, INT64_MAX, space_to_batch});
-    r.add({"tflite", "", "BATCH_TO_SPACE_ND", 1, INT64_MAX, batch_to_space});
-    r.add({"tflite", "", "L2_POOL_2D", 1, INT64_MAX, l2_pool});
-    r.add({"tflite", "", "LOCAL_RESPONSE_NORMALIZATION", 1, INT64_MAX, local_response_normalization});
+    r.add({"tflite", "", "SPACE_TO_BATCH_ND", all_versions, space_to_batch});
+    r.add({"tflite", "", "BATCH_TO_SPACE_ND", all_versions, batch_to_space});
+    r.add({"tflite", "", "L2_POOL_2D", all_versions, l2_pool});
+    r.add({"tflite", "", "LOCAL_RESPONSE_NORMALIZATION", all_versions, local_response_normalization});
 }
 
 }  // namespace mo

@@ -109,48 +109,48 @@ void unique(ExtractContext& c) {
 }  // namespace
 
 void register_tflite_tensor(ExtractorRegistry& r) {
-    r.add({"tflite", "", "SHAPE", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "SHAPE", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("ShapeOf", "", {c.input(0)}, {{"output_type", declared_type(c, 0, "SHAPE")}}));
            }});
-    r.add({"tflite", "", "RANK", 1, INT64_MAX, rank});
+    r.add({"tflite", "", "RANK", all_versions, rank});
     // FILL(dims, value)
-    r.add({"tflite", "", "FILL", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "FILL", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Broadcast", "", {c.input(1), c.input(0)}, {{"mode", std::string("numpy")}}));
            }});
-    r.add({"tflite", "", "ZEROS_LIKE", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "ZEROS_LIKE", all_versions, [](ExtractContext& c) {
                const OutPort shape = c.op("ShapeOf", "shape", {c.input(0)}, {{"output_type", ElementType::i64}});
                c.set_output(0, c.op("Broadcast", "", {c.scalar_like("zero", 0, c.input(0)), shape},
                                     {{"mode", std::string("numpy")}}));
            }});
     // BROADCAST_TO(x, shape)
-    r.add({"tflite", "", "BROADCAST_TO", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "BROADCAST_TO", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Broadcast", "", {c.input(0), c.input(1)}, {{"mode", std::string("numpy")}}));
            }});
-    r.add({"tflite", "", "BROADCAST_ARGS", 1, INT64_MAX, broadcast_args});
+    r.add({"tflite", "", "BROADCAST_ARGS", all_versions, broadcast_args});
     // RANGE(start, limit, delta)
-    r.add({"tflite", "", "RANGE", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "RANGE", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("Range", "", {c.input(0), c.input(1), c.input(2)},
                                     {{"output_type", declared_type(c, 0, "RANGE")}}));
            }});
-    r.add({"tflite", "", "REVERSE_V2", 1, INT64_MAX, reverse_v2});
+    r.add({"tflite", "", "REVERSE_V2", all_versions, reverse_v2});
     // REVERSE_SEQUENCE(x, seq_lengths; seq_dim, batch_dim)
-    r.add({"tflite", "", "REVERSE_SEQUENCE", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "REVERSE_SEQUENCE", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("ReverseSequence", "", {c.input(0), c.input(1)},
                                     {{"seq_axis", c.i("seq_dim", 0)}, {"batch_axis", c.i("batch_dim", 0)}}));
            }});
-    r.add({"tflite", "", "MATRIX_DIAG", 1, INT64_MAX, matrix_diag});
-    r.add({"tflite", "", "MATRIX_SET_DIAG", 1, INT64_MAX, matrix_set_diag});
+    r.add({"tflite", "", "MATRIX_DIAG", all_versions, matrix_diag});
+    r.add({"tflite", "", "MATRIX_SET_DIAG", all_versions, matrix_set_diag});
     // CUMSUM(x, axis; exclusive, reverse)
-    r.add({"tflite", "", "CUMSUM", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "CUMSUM", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("CumSum", "", {c.input(0), c.input(1)},
                                     {{"exclusive", c.i("exclusive", 0) != 0}, {"reverse", c.i("reverse", 0) != 0}}));
            }});
     // ONE_HOT(indices, depth, on_value, off_value; axis)
-    r.add({"tflite", "", "ONE_HOT", 1, INT64_MAX, [](ExtractContext& c) {
+    r.add({"tflite", "", "ONE_HOT", all_versions, [](ExtractContext& c) {
                c.set_output(0, c.op("OneHot", "", {c.input(0), c.input(1), c.input(2), c.input(3)}, {{"axis", c.i("axis", -1)}}));
            }});
-    r.add({"tflite", "", "TOPK_V2", 1, INT64_MAX, topk});
-    r.add({"tflite", "", "UNIQUE", 1, INT64_MAX, unique});
+    r.add({"tflite", "", "TOPK_V2", all_versions, topk});
+    r.add({"tflite", "", "UNIQUE", all_versions, unique});
 }
 
 }  // namespace mo

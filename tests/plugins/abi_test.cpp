@@ -70,7 +70,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers 8f809302f2f7d9e3
+headers eb7cc4372632cde1
 )"},
 };
 

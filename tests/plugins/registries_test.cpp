@@ -38,6 +38,25 @@ TEST(ExtractorRegistry, OverlappingOpsetRangesOfOneKeyAreRejected) {
     EXPECT_EQ(r.find("tflite", "", "Foo", 3), nullptr);
 }
 
+// The readable ranges and API version 1's pair of numbers register the same opsets.
+TEST(ExtractorRegistry, OpsetRangesReadAsWritten) {
+    ExtractorRegistry r;
+    r.add({"onnx", "", "Clip", opsets(1, 10), [](ExtractContext&) {}});
+    r.add({"onnx", "", "Clip", since(11), [](ExtractContext&) {}});
+    r.add({"tflite", "", "RELU", all_versions, [](ExtractContext&) {}});
+    r.add({"onnx", "", "Relu", 6, INT64_MAX, [](ExtractContext&) {}});
+    EXPECT_EQ(r.find("onnx", "", "Clip", 1)->until_version, 10);
+    EXPECT_EQ(r.find("onnx", "", "Clip", 10)->since_version, 1);
+    EXPECT_EQ(r.find("onnx", "", "Clip", 11)->since_version, 11);
+    EXPECT_EQ(r.find("onnx", "", "Clip", 21)->until_version, INT64_MAX);
+    EXPECT_EQ(r.find("tflite", "", "RELU", 1)->since_version, 1);
+    EXPECT_EQ(r.find("tflite", "", "RELU", 1)->until_version, INT64_MAX);
+    EXPECT_EQ(r.find("onnx", "", "Relu", 5), nullptr);
+    EXPECT_EQ(r.find("onnx", "", "Relu", 6)->until_version, INT64_MAX);
+    test::expect_error([&] { r.add({"onnx", "", "Clip", opsets(11, 12), [](ExtractContext&) {}}); },
+                       {"extractor of onnx op 'Clip' (opsets 11..12) is registered twice"});
+}
+
 Loader loader(std::string framework, std::vector<std::string> extensions, std::string magic = {}) {
     Loader l;
     l.framework = std::move(framework);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <set>
+#include <sstream>
 
 namespace mo {
 
@@ -273,6 +274,40 @@ void fuse_match(const PatternMatch& match, const std::string& root, Node fused, 
 
 std::optional<PatternMatch> match_pattern(const Pattern& pattern, const Node& root) {
     return Matcher(pattern).run(root);
+}
+
+std::string Pattern::describe() const {
+    std::ostringstream os;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+        const NodeSpec& n = nodes_[i];
+        os << n.name << " = ";
+        for (size_t t = 0; t < n.types.size(); ++t) os << (t ? "|" : "") << n.types[t];
+        if (n.types.empty()) os << "*";
+        std::vector<std::string> inputs;
+        for (const EdgeSpec& e : edges_) {
+            if (e.to != i) continue;
+            if (inputs.size() <= e.in_port) inputs.resize(e.in_port + 1, "_");
+            inputs[e.in_port] = nodes_[e.from].name + (e.out_port ? ":" + std::to_string(e.out_port) : "");
+        }
+        if (!inputs.empty()) {
+            os << "(";
+            for (size_t k = 0; k < inputs.size(); ++k) os << (k ? ", " : "") << inputs[k];
+            os << ")";
+        }
+        std::vector<std::string> notes;
+        if (n.name == root_) notes.push_back("root");
+        if (n.commutative) notes.push_back("commutative");
+        if (n.any_output) notes.push_back("any output");
+        if (!n.predicates.empty())
+            notes.push_back(std::to_string(n.predicates.size()) + (n.predicates.size() == 1 ? " condition" : " conditions"));
+        if (!notes.empty()) {
+            os << "  [";
+            for (size_t k = 0; k < notes.size(); ++k) os << (k ? ", " : "") << notes[k];
+            os << "]";
+        }
+        os << "\n";
+    }
+    return os.str();
 }
 
 std::vector<std::string> PatternTransformation::named_op_types() const {

@@ -64,6 +64,14 @@ public:
     const std::string& root() const { return root_; }
     const std::vector<std::string>& root_types() const;
 
+    // The pattern as text, one node per line in declaration order:
+    //     out = Multiply(x, sig)  [root, commutative]
+    //     sig = Sigmoid(x)  [1 condition]
+    //     x = *  [any output]
+    // Inputs in port order ("_" for a port the pattern leaves open, "name:1" for output 1);
+    // "*" matches any op. Conditions (consumers(1), const_value(...)) are counted, not named.
+    std::string describe() const;
+
     struct NodeSpec {
         std::string name;
         std::vector<std::string> types;

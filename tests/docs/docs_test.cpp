@@ -2,10 +2,13 @@
 // block of the pages stands verbatim in the example plugin (built in tree and out of tree).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "driver/convert.hpp"
+#include "transforms/pattern.hpp"
+#include "transforms/transforms.hpp"
 
 namespace mo {
 namespace {
@@ -51,6 +54,40 @@ TEST(Docs, OpsTableIsWhatListOpsPrints) {
     ASSERT_NE(to, std::string::npos);
     const std::string table = page.substr(from + begin.size(), to - from - begin.size());
     EXPECT_EQ(table, list_ops(ConversionOptions{})) << "run scripts/update_ops_doc.sh build/tools/mo";
+}
+
+// Every form of every built-in pattern fusion, in run order, as Pattern::describe() prints it.
+std::string pattern_forms() {
+    TransformRegistry r;
+    register_builtin_transforms(r);
+    std::ostringstream os;
+    for (const Transformation* t : r.order()) {
+        auto* fusion = dynamic_cast<const PatternTransformation*>(t);
+        if (!fusion) continue;
+        const std::vector<Pattern> forms = fusion->patterns();
+        os << "## " << t->id() << "\n\n" << forms.size() << (forms.size() == 1 ? " form" : " forms") << ", tried in this order.\n";
+        for (size_t i = 0; i < forms.size(); ++i) os << "\n" << i + 1 << ".\n```\n" << forms[i].describe() << "```\n";
+        os << "\n";
+    }
+    return os.str();
+}
+
+// docs/pattern-forms.md's generated part is what pattern_forms() prints; with MO_UPDATE_DOCS set,
+// the test writes it (scripts/update_pattern_forms_doc.sh).
+TEST(Docs, PatternFormsAreWhatDescribePrints) {
+    const std::string path = std::string(MO_SOURCE_DIR) + "/docs/pattern-forms.md";
+    const std::string page = read_file(path);
+    const std::string begin = "<!-- begin pattern forms -->\n", end = "<!-- end pattern forms -->\n";
+    const size_t from = page.find(begin), to = page.find(end);
+    ASSERT_NE(from, std::string::npos);
+    ASSERT_NE(to, std::string::npos);
+    const std::string generated = pattern_forms();
+    if (std::getenv("MO_UPDATE_DOCS")) {
+        std::ofstream(path) << page.substr(0, from + begin.size()) << generated << page.substr(to);
+        return;
+    }
+    EXPECT_EQ(page.substr(from + begin.size(), to - from - begin.size()), generated)
+        << "run scripts/update_pattern_forms_doc.sh";
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers eb7cc4372632cde1
+headers b5c5042db375d2ff
 )"},
 };
 

@@ -146,6 +146,26 @@ public:
     int applied = 0;
 };
 
+// describe(): worked by hand from the pattern of pattern.hpp's header comment, plus a second
+// output and a port left open.
+TEST(Pattern, DescribeListsEveryNodeWithItsInputsInPortOrder) {
+    Pattern p("mul");
+    p.node("mul", {"Multiply"}).commutative("mul")
+        .node("x")
+        .node("sig", {"Sigmoid"}, {consumers(1)})
+        .edge("x", "mul", 0).edge("sig", "mul", 1).edge("x", "sig", 0);
+    EXPECT_EQ(p.describe(),
+              "mul = Multiply(x, sig)  [root, commutative]\n"
+              "x = *\n"
+              "sig = Sigmoid(x)  [1 condition]\n");
+    Pattern q("pad");
+    q.node("pad", {"Pad", "Clamp"}).node("split", {"Split", "VariadicSplit"}, {consumers(2), rank(4)}).any_output("split");
+    q.edge("split", "pad", 2, 1);
+    EXPECT_EQ(q.describe(),
+              "pad = Pad|Clamp(_, _, split:1)  [root]\n"
+              "split = Split|VariadicSplit  [any output, 2 conditions]\n");
+}
+
 TEST(PatternTransformation, RewritesEveryMatchOnce) {
     TestGraph t;
     auto x = t.input(ElementType::f32, {4}, "x");

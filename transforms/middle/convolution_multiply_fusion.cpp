@@ -6,14 +6,18 @@ namespace mo {
 
 namespace {
 
-// Conv -> [Add(bias)] -> Multiply(scale): `with_bias` selects the form.
-Pattern conv_times_scale(bool with_bias) {
+// Conv -> [Add(bias)] -> Multiply(scale).
+struct ConvScaleForm {
+    bool with_bias;
+};
+
+Pattern conv_times_scale(ConvScaleForm form) {
     Pattern p("out");
     p.node("out", {"Multiply"}).commutative("out");
     p.node("conv", {"Convolution", "GroupConvolution"}, {consumers(1)});
     p.node("scale", {}, {is_constant()});
     p.edge("scale", "out", 1);
-    if (!with_bias) return p.edge("conv", "out", 0);
+    if (!form.with_bias) return p.edge("conv", "out", 0);
     p.node("bias_add", {"Add"}, {consumers(1)}).commutative("bias_add");
     p.node("bias", {}, {is_constant()});
     return p.edge("conv", "bias_add", 0).edge("bias", "bias_add", 1).edge("bias_add", "out", 0);
@@ -22,7 +26,7 @@ Pattern conv_times_scale(bool with_bias) {
 }  // namespace
 
 std::vector<Pattern> ConvolutionMultiplyFusion::patterns() const {
-    return {conv_times_scale(true), conv_times_scale(false)};
+    return {conv_times_scale({.with_bias = true}), conv_times_scale({.with_bias = false})};
 }
 
 bool ConvolutionMultiplyFusion::apply(const PatternMatch& m, const TransformContext&) {

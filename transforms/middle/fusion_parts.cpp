@@ -9,27 +9,26 @@ void constant(Pattern& p, const std::string& name, double value) {
 }
 
 // name = input * factor, as Multiply(input, factor) in either order or Divide(input, 1/factor).
-void scaled(Pattern& p, const std::string& name, const std::string& input, double factor, bool divide,
-            bool root) {
+void scaled(Pattern& p, const std::string& name, const std::string& input, double factor, ScaleOptions options) {
     std::vector<NodePredicate> preds;
-    if (!root) preds.push_back(consumers(1));
-    p.node(name, {divide ? "Divide" : "Multiply"}, preds);
-    if (!divide) p.commutative(name);
-    constant(p, name + "/factor", divide ? 1.0 / factor : factor);
+    if (!options.root) preds.push_back(consumers(1));
+    p.node(name, {options.divide ? "Divide" : "Multiply"}, preds);
+    if (!options.divide) p.commutative(name);
+    constant(p, name + "/factor", options.divide ? 1.0 / factor : factor);
     p.edge(input, name, 0).edge(name + "/factor", name, 1);
 }
 
 // name = a + b or a * b, either order.
 void binary(Pattern& p, const std::string& name, const char* type, const std::string& a, const std::string& b,
-            bool root) {
+            BlockOptions options) {
     std::vector<NodePredicate> preds;
-    if (!root) preds.push_back(consumers(1));
+    if (!options.root) preds.push_back(consumers(1));
     p.node(name, {type}, preds).commutative(name).edge(a, name, 0).edge(b, name, 1);
 }
 
-void unary(Pattern& p, const std::string& name, const char* type, const std::string& input, bool root) {
+void unary(Pattern& p, const std::string& name, const char* type, const std::string& input, BlockOptions options) {
     std::vector<NodePredicate> preds;
-    if (!root) preds.push_back(consumers(1));
+    if (!options.root) preds.push_back(consumers(1));
     p.node(name, {type}, preds).edge(input, name, 0);
 }
 
@@ -41,22 +40,19 @@ void plus_constant(Pattern& p, const std::string& name, const std::string& input
 
 static bool is_relu6_clamp(const Node& n) { return n.attr<double>("min") == 0.0 && n.attr<double>("max") == 6.0; }
 
-// "relu6" = relu6(x + 3) in one of its exported forms: ONNX Clip(x + 3, 0, 6) (the internal
-// Clip op until the back phase), Clamp(x + 3; 0, 6), Minimum(Relu(x + 3), 6) or
-// Minimum(Maximum(x + 3, 0), 6).
-void relu6_of_x_plus_3(Pattern& p, int form) {
+void relu6_of_x_plus_3(Pattern& p, Relu6Form form) {
     plus_constant(p, "plus3", "x", 3.0);
-    if (form == 0) {
+    if (form == Relu6Form::Clip) {
         constant(p, "zero", 0.0);
         constant(p, "six", 6.0);
         p.node("relu6", {"Clip"}, {consumers(1)}).edge("plus3", "relu6", 0).edge("zero", "relu6", 1).edge("six", "relu6", 2);
         return;
     }
-    if (form == 1) {
+    if (form == Relu6Form::Clamp) {
         p.node("relu6", {"Clamp"}, {consumers(1), is_relu6_clamp}).edge("plus3", "relu6", 0);
         return;
     }
-    if (form == 2) {
+    if (form == Relu6Form::MinimumOfRelu) {
         unary(p, "relu", "Relu", "plus3");
     } else {
         constant(p, "zero", 0.0);
@@ -67,20 +63,20 @@ void relu6_of_x_plus_3(Pattern& p, int form) {
 }
 
 // "hsig" = HardSigmoid(x; 1/6, 1/2)
-void hard_sigmoid(Pattern& p, bool root) {
+void hard_sigmoid(Pattern& p, BlockOptions options) {
     constant(p, "alpha", 1.0 / 6.0);
     constant(p, "beta", 0.5);
     std::vector<NodePredicate> preds;
-    if (!root) preds.push_back(consumers(1));
+    if (!options.root) preds.push_back(consumers(1));
     p.node("hsig", {"HardSigmoid"}, preds).edge("x", "hsig", 0).edge("alpha", "hsig", 1).edge("beta", "hsig", 2);
 }
 
 static bool keeps_dims(const Node& n) { return n.attr<bool>("keep_dims"); }
 
-// reduce(input, axes) with keep_dims and constant axes; `uses` consumers.
-void reduction(Pattern& p, const std::string& name, const char* type, const std::string& input, size_t uses) {
+// reduce(input, axes) with keep_dims, constant axes and its single consumer in the pattern.
+void reduction(Pattern& p, const std::string& name, const char* type, const std::string& input) {
     p.node(name + "/axes", {}, {is_constant()});
-    p.node(name, {type}, {consumers(uses), keeps_dims}).edge(input, name, 0).edge(name + "/axes", name, 1);
+    p.node(name, {type}, {consumers(1), keeps_dims}).edge(input, name, 0).edge(name + "/axes", name, 1);
 }
 
 // The reduced axes of a matched reduction, non-negative and sorted, or empty when the rank of

@@ -24,27 +24,38 @@ namespace fusion_parts {
 
 inline constexpr double kTolerance = 1e-5;  // relative, on the formulas' constants
 
+// How a block's last node stands in the pattern: the root may have consumers outside it.
+struct BlockOptions {
+    bool root = false;
+};
+struct ScaleOptions {
+    bool divide = false;  // Divide(input, 1/factor) rather than Multiply(input, factor)
+    bool root = false;
+};
+
 // `name`: a constant equal to `value` within kTolerance.
 void constant(Pattern& p, const std::string& name, double value);
 // name = input * factor, as Multiply(input, factor) in either order or Divide(input, 1/factor).
-void scaled(Pattern& p, const std::string& name, const std::string& input, double factor, bool divide,
-            bool root = false);
+void scaled(Pattern& p, const std::string& name, const std::string& input, double factor, ScaleOptions options = {});
 // name = a + b or a * b, either order.
 void binary(Pattern& p, const std::string& name, const char* type, const std::string& a, const std::string& b,
-            bool root = false);
-void unary(Pattern& p, const std::string& name, const char* type, const std::string& input, bool root = false);
+            BlockOptions options = {});
+void unary(Pattern& p, const std::string& name, const char* type, const std::string& input, BlockOptions options = {});
 // name = input + c
 void plus_constant(Pattern& p, const std::string& name, const std::string& input, double c);
 
-// The forms of relu6(x + 3) relu6_of_x_plus_3() matches.
-inline constexpr int kRelu6Forms = 4;
-// "relu6" = relu6(x + 3) in the exported form `form` (0 .. kRelu6Forms - 1).
-void relu6_of_x_plus_3(Pattern& p, int form);
+// The exported forms of relu6(x + 3): ONNX Clip(x + 3, 0, 6) (the internal Clip op until the
+// back phase), Clamp(x + 3; 0, 6), Minimum(Relu(x + 3), 6), Minimum(Maximum(x + 3, 0), 6).
+enum class Relu6Form { Clip, Clamp, MinimumOfRelu, MinimumOfMaximum };
+inline constexpr Relu6Form kRelu6Forms[] = {Relu6Form::Clip, Relu6Form::Clamp, Relu6Form::MinimumOfRelu,
+                                            Relu6Form::MinimumOfMaximum};
+// "relu6" = relu6(x + 3) in `form`.
+void relu6_of_x_plus_3(Pattern& p, Relu6Form form);
 // "hsig" = HardSigmoid(x; 1/6, 1/2)
-void hard_sigmoid(Pattern& p, bool root);
+void hard_sigmoid(Pattern& p, BlockOptions options = {});
 
-// reduce(input, axes) with keep_dims and constant axes; `uses` consumers.
-void reduction(Pattern& p, const std::string& name, const char* type, const std::string& input, size_t uses);
+// reduce(input, axes) with keep_dims, constant axes and its single consumer in the pattern.
+void reduction(Pattern& p, const std::string& name, const char* type, const std::string& input);
 // The reduced axes of a matched reduction, non-negative and sorted, or empty when the rank of
 // its input is unknown.
 std::vector<int64_t> reduced_axes(const Node& reduce);

@@ -8,14 +8,14 @@ std::vector<Pattern> HSigmoidFusion::patterns() const {
     std::vector<Pattern> v;
     Pattern hs("hsig");
     hs.node("x").any_output("x");
-    hard_sigmoid(hs, true);
+    hard_sigmoid(hs, {.root = true});
     v.push_back(hs);
-    for (int form = 0; form < kRelu6Forms; ++form)
+    for (Relu6Form form : kRelu6Forms)
         for (bool divide : {true, false}) {
             Pattern p("out");  // relu6(x + 3) / 6
             p.node("x").any_output("x");
             relu6_of_x_plus_3(p, form);
-            scaled(p, "out", "relu6", 1.0 / 6.0, divide, true);
+            scaled(p, "out", "relu6", 1.0 / 6.0, {.divide = divide, .root = true});
             v.push_back(p);
         }
     return v;

@@ -6,18 +6,22 @@ using namespace fusion_parts;
 
 namespace {
 
-Pattern layer_norm(bool power) {
+struct LayerNormForm {
+    bool square_as_power;  // (x - mean)^2 as Power(d, 2) rather than d * d
+};
+
+Pattern layer_norm(LayerNormForm form) {
     Pattern p("out");
     p.node("x").any_output("x");
-    reduction(p, "mean", "ReduceMean", "x", 1);
+    reduction(p, "mean", "ReduceMean", "x");
     p.node("centered", {"Subtract"}, {consumers(2)}).edge("x", "centered", 0).edge("mean", "centered", 1);
-    if (power) {
+    if (form.square_as_power) {
         p.node("two", {}, {const_value(2.0)});
         p.node("square", {"Power"}, {consumers(1)}).edge("centered", "square", 0).edge("two", "square", 1);
     } else {
         p.node("square", {"Multiply"}, {consumers(1)}).edge("centered", "square", 0).edge("centered", "square", 1);
     }
-    reduction(p, "variance", "ReduceMean", "square", 1);
+    reduction(p, "variance", "ReduceMean", "square");
     p.node("eps", {}, {scalar_constant()});
     p.node("plus_eps", {"Add"}, {consumers(1)}).commutative("plus_eps").edge("variance", "plus_eps", 0).edge("eps", "plus_eps", 1);
     p.node("std", {"Sqrt"}, {consumers(1)}).edge("plus_eps", "std", 0);
@@ -28,7 +32,7 @@ Pattern layer_norm(bool power) {
 }  // namespace
 
 std::vector<Pattern> LayerNormToMVN::patterns() const {
-    return {layer_norm(true), layer_norm(false)};
+    return {layer_norm({.square_as_power = true}), layer_norm({.square_as_power = false})};
 }
 
 bool LayerNormToMVN::apply(const PatternMatch& m, const TransformContext&) {

@@ -9,7 +9,7 @@ std::vector<Pattern> MishFusion::patterns() const {
     p.node("x").any_output("x");
     unary(p, "softplus", "SoftPlus", "x");
     unary(p, "tanh", "Tanh", "softplus");
-    binary(p, "out", "Multiply", "x", "tanh", true);
+    binary(p, "out", "Multiply", "x", "tanh", {.root = true});
     return {p};
 }
 

@@ -10,14 +10,19 @@ namespace mo {
 namespace {
 
 // The pair with or without each half's zero point (the extractors drop a zero one).
-Pattern quantize_dequantize(bool q_zero_point, bool dq_zero_point) {
+struct QdqForm {
+    bool quantize_zero_point;
+    bool dequantize_zero_point;
+};
+
+Pattern quantize_dequantize(QdqForm form) {
     Pattern p("dq");
     p.node("x").any_output("x");
     p.node("s1", {}, {is_constant()}).node("s2", {}, {is_constant()});
     p.node("divide", {"Divide"}, {consumers(1)}).edge("x", "divide", 0).edge("s1", "divide", 1);
     p.node("round", {"Round"}, {consumers(1)}).edge("divide", "round", 0);
     std::string last = "round";
-    if (q_zero_point) {
+    if (form.quantize_zero_point) {
         p.node("zp1", {}, {is_constant()});
         p.node("add", {"Add"}, {consumers(1)}).edge("round", "add", 0).edge("zp1", "add", 1);
         last = "add";
@@ -28,7 +33,7 @@ Pattern quantize_dequantize(bool q_zero_point, bool dq_zero_point) {
     p.node("q", {"Convert"}).edge("clamp", "q", 0);
     p.node("f", {"Convert"}, {consumers(1)}).edge("q", "f", 0);
     last = "f";
-    if (dq_zero_point) {
+    if (form.dequantize_zero_point) {
         p.node("zp2", {}, {is_constant()});
         p.node("sub", {"Subtract"}, {consumers(1)}).edge("f", "sub", 0).edge("zp2", "sub", 1);
         last = "sub";
@@ -68,8 +73,12 @@ std::optional<Tensor> range(Graph& g, const std::string& name, double bound, con
 }  // namespace
 
 std::vector<Pattern> QuantizeDequantizeToFakeQuantize::patterns() const {
-    return {quantize_dequantize(true, true), quantize_dequantize(true, false), quantize_dequantize(false, true),
-            quantize_dequantize(false, false)};
+    std::vector<Pattern> forms;
+    for (bool quantize_zero_point : {true, false})
+        for (bool dequantize_zero_point : {true, false})
+            forms.push_back(quantize_dequantize(
+                {.quantize_zero_point = quantize_zero_point, .dequantize_zero_point = dequantize_zero_point}));
+    return forms;
 }
 
 bool QuantizeDequantizeToFakeQuantize::apply(const PatternMatch& m, const TransformContext&) {

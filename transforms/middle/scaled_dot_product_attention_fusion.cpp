@@ -12,7 +12,15 @@ enum class MaskForm { None, Add, Select };
 enum class ScaleForm { None, Multiply, Divide };
 
 // One decomposed form; patterns() lists every combination.
-Pattern attention(MaskForm mask, ScaleForm scale, bool key_transposed, bool prescaled) {
+struct AttentionForm {
+    MaskForm mask;
+    ScaleForm scale;
+    bool key_transposed;  // K^T as a Transpose of K rather than a MatMul's transpose_b
+    bool prescaled;       // Q and K^T each multiplied by a scalar before the MatMul
+};
+
+Pattern attention(AttentionForm form) {
+    const auto [mask, scale, key_transposed, prescaled] = form;
     Pattern p("out");
     p.node("q").any_output("q");
     p.node("k").any_output("k");
@@ -140,7 +148,8 @@ std::vector<Pattern> ScaledDotProductAttentionFusion::patterns() const {
     for (MaskForm mask : {MaskForm::Add, MaskForm::Select, MaskForm::None})
         for (ScaleForm scale : {ScaleForm::Multiply, ScaleForm::Divide, ScaleForm::None})
             for (bool key_transposed : {false, true})
-                for (bool prescaled : {false, true}) forms.push_back(attention(mask, scale, key_transposed, prescaled));
+                for (bool prescaled : {false, true}) forms.push_back(attention(
+                    {.mask = mask, .scale = scale, .key_transposed = key_transposed, .prescaled = prescaled}));
     return forms;
 }
 

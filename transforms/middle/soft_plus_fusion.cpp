@@ -9,7 +9,7 @@ std::vector<Pattern> SoftPlusFusion::patterns() const {
     p.node("x").any_output("x");
     unary(p, "exp", "Exp", "x");
     plus_constant(p, "plus", "exp", 1.0);
-    unary(p, "out", "Log", "plus", true);
+    unary(p, "out", "Log", "plus", {.root = true});
     return {p};
 }
 

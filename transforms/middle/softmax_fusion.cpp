@@ -7,10 +7,10 @@ using namespace fusion_parts;
 std::vector<Pattern> SoftmaxFusion::patterns() const {
     Pattern p("out");
     p.node("x").any_output("x");
-    reduction(p, "max", "ReduceMax", "x", 1);
+    reduction(p, "max", "ReduceMax", "x");
     p.node("shifted", {"Subtract"}, {consumers(1)}).edge("x", "shifted", 0).edge("max", "shifted", 1);
     p.node("exp", {"Exp"}, {consumers(2)}).edge("shifted", "exp", 0);
-    reduction(p, "sum", "ReduceSum", "exp", 1);
+    reduction(p, "sum", "ReduceSum", "exp");
     p.node("out", {"Divide"}).edge("exp", "out", 0).edge("sum", "out", 1);
     return {p};
 }

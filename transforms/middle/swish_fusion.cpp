@@ -8,12 +8,12 @@ std::vector<Pattern> SwishFusion::patterns() const {
     Pattern plain("out");  // x * sigmoid(x)
     plain.node("x").any_output("x");
     unary(plain, "sigmoid", "Sigmoid", "x");
-    binary(plain, "out", "Multiply", "x", "sigmoid", true);
+    binary(plain, "out", "Multiply", "x", "sigmoid", {.root = true});
     Pattern with_beta("out");  // x * sigmoid(x * beta)
     with_beta.node("x").any_output("x").node("beta", {}, {scalar_constant()});
     binary(with_beta, "scaled", "Multiply", "x", "beta");
     unary(with_beta, "sigmoid", "Sigmoid", "scaled");
-    binary(with_beta, "out", "Multiply", "x", "sigmoid", true);
+    binary(with_beta, "out", "Multiply", "x", "sigmoid", {.root = true});
     return {plain, with_beta};
 }
 

@@ -1,9 +1,9 @@
 // .npy files (version 1.0, little-endian, C order) for the ONNX Runtime reference scripts:
-// float32, int32, int64, int16, int8 and uint8 arrays to and from onnxruntime-node tensors
+// float32, float16 (as Uint16Array bits), int32, int64, int16, int8 and uint8 arrays to and from onnxruntime-node tensors
 // ({ type, dims, data }).
 const fs = require('fs');
 
-const DTYPES = { float32: '<f4', int32: '<i4', int64: '<i8', int16: '<i2', int8: '|i1', uint8: '|u1' };
+const DTYPES = { float32: '<f4', float16: '<f2', int32: '<i4', int64: '<i8', int16: '<i2', int8: '|i1', uint8: '|u1' };
 
 function writeNpy(file, tensor) {
   const descr = DTYPES[tensor.type];
@@ -20,7 +20,7 @@ function writeNpy(file, tensor) {
   fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
 }
 
-// Returns { type, dims, data } for a float32, int32, int64, int16, int8 or uint8 array.
+// Returns { type, dims, data } for a float32, float16, int32, int64, int16, int8 or uint8 array.
 function readNpy(file) {
   const bytes = fs.readFileSync(file);
   const headerLength = bytes.readUInt16LE(8);
@@ -30,6 +30,7 @@ function readNpy(file) {
   const body = bytes.subarray(10 + headerLength);
   const copy = new Uint8Array(body).buffer;  // aligned
   if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
+  if (descr === '<f2') return { type: 'float16', dims, data: new Uint16Array(copy) };
   if (descr === '|u1') return { type: 'uint8', dims, data: new Uint8Array(copy) };
   if (descr === '|i1') return { type: 'int8', dims, data: new Int8Array(copy) };
   if (descr === '<i2') return { type: 'int16', dims, data: new Int16Array(copy) };

@@ -86,9 +86,13 @@ std::optional<OutPort> batch_dimension(Graph& graph, const std::vector<Node>& st
     return std::nullopt;
 }
 
-// Zeros of the variable's shape: dynamic dim 0 = the batch, other dynamic dims 0.
-OutPort empty_state(Graph& graph, const Node& param, const std::optional<OutPort>& batch) {
+// Zeros of the variable's shape: dynamic dim 0 = the batch; another dim dynamic in the input but
+// static in the output that feeds the variable (GenAI 0.15+'s symbolic kv_cache_dim, which is the
+// head size) takes the output's size, as every value the variable will hold has it; other dynamic
+// dims 0.
+OutPort empty_state(Graph& graph, const Node& param, const OutPort& output, const std::optional<OutPort>& batch) {
     const PartialShape& shape = param.out(0).shape();
+    const PartialShape& assigned = output.shape();
     const std::string base = param.name() + "/init";
     std::vector<OutPort> dims;
     std::vector<int64_t> known;
@@ -103,7 +107,9 @@ OutPort empty_state(Graph& graph, const Node& param, const std::optional<OutPort
             flush_known();
             dims.push_back(*batch);
         } else {
-            known.push_back(shape[i].is_static() ? shape[i].get_length() : 0);
+            const bool from_output = !shape[i].is_static() && assigned.rank_is_static() && i < assigned.rank() &&
+                                     assigned[i].is_static();
+            known.push_back(shape[i].is_static() ? shape[i].get_length() : from_output ? assigned[i].get_length() : 0);
         }
     }
     flush_known();
@@ -135,7 +141,7 @@ bool MakeStateful::run(Graph& graph, const TransformContext& ctx) {
                             " [" + value.shape().to_string() + "]) cannot be one variable",
                         p.describe(), "pair inputs and outputs of the same element type and rank");
         const std::string variable = param + result;
-        Node read = graph.add_op("ReadValue", param, {empty_state(graph, p, batch)},
+        Node read = graph.add_op("ReadValue", param, {empty_state(graph, p, value, batch)},
                                  {{"variable_id", AttrValue(variable)},
                                   {"variable_type", AttrValue(p.out(0).type())},
                                   {"variable_shape", AttrValue(shape)}});

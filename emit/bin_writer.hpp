@@ -3,7 +3,8 @@
 // source. Large weights that are views of the mapped model file are copied file-to-file by the
 // kernel; other pages of file-mapped weights are dropped once written, so the resident set
 // stays well below the size of the model file. Large computed weights (DerivedBuffer, such as
-// f16 copies of f32 weights) are produced piece by piece as they are written.
+// f16 copies of f32 weights) are produced piece by piece as they are written. Blobs of 8 MiB and
+// more start 64 KiB-aligned, where the kernel writes them fastest.
 #pragma once
 
 #include <cstddef>
@@ -50,14 +51,25 @@ private:
     };
     const Blob* find_duplicate(uint64_t hash, const std::byte* data, size_t size, bool file_view) const;
     void remember(uint64_t hash, size_t size, Blob blob);
+    // Writes all bytes at the file's position: through splice_fully when it can, else write().
     void write_fully(const std::byte* data, size_t size);
+    void write_plain(const std::byte* data, size_t size);
+    // vmsplice hands the kernel this process's pages through a pipe and splice copies them into
+    // the file in the kernel: several times less CPU per byte than write()'s copy from user
+    // memory (docs/performance.md), which dominated writing f16 weights. Returns the bytes it
+    // wrote; after a file or kernel that cannot splice it stops trying (the caller writes).
+    size_t splice_fully(const std::byte* data, size_t size);
     Placement add_derived(const DerivedBuffer& buffer, size_t size);
+    // Zeros up to the next multiple of kAlignment (the buffer must be empty).
+    void align();
     // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
     // does): they are never paged into this process. Returns how many bytes it copied.
     size_t copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size);
 
     int fd_;
     std::string path_;
+    int pipe_[2] = {-1, -1};  // for splice_fully, opened on first use
+    bool splice_ok_ = true;
     std::vector<std::byte> buffer_;
     uint64_t end_ = 0;  // logical size of the file (written + buffered)
     uint64_t expected_ = 0;

@@ -33,6 +33,34 @@ struct Sink {
     ~Sink() { ::close(fd); }
 };
 
+// Large blobs from memory go through vmsplice + splice; a file that cannot take splices (opened
+// O_APPEND: the kernel refuses splice to it) gets the same bytes by write().
+TEST(BinWriter, WritesTheSameBytesWithAndWithoutSplicing) {
+    const size_t big = (size_t{5} << 20) + 3;
+    auto small = std::make_shared<OwnedBuffer>(pattern(1000, 7));
+    auto large = std::make_shared<OwnedBuffer>(pattern(big, 8));
+    for (int flags : {O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND}) {
+        SCOPED_TRACE(flags & O_APPEND ? "O_APPEND" : "plain");
+        test::ScratchDir dir{"bin_splice"};
+        const std::string path = dir.file("w.bin");
+        const int fd = ::open(path.c_str(), flags, 0644);
+        ASSERT_GE(fd, 0);
+        {
+            BinWriter w(fd, path);
+            w.add(*small, small->data(), small->size());
+            w.add(*large, large->data(), large->size());
+            w.add(*small, small->data() + 1, small->size() - 1);
+            w.flush();
+        }
+        ::close(fd);
+        const std::string bytes = test::read_bytes(path);
+        ASSERT_EQ(bytes.size(), 1000u + big + 999u);
+        EXPECT_EQ(std::memcmp(bytes.data(), small->data(), 1000), 0);
+        EXPECT_EQ(std::memcmp(bytes.data() + 1000, large->data(), big), 0);
+        EXPECT_EQ(std::memcmp(bytes.data() + 1000 + big, small->data() + 1, 999), 0);
+    }
+}
+
 TEST(BinWriter, AppendsInOrderAndDeduplicatesSmallAndLargeBlobs) {
     const size_t big = (size_t{3} << 20) + 5;  // above the direct-write threshold, odd size
     auto a = std::make_shared<OwnedBuffer>(pattern(100, 1));
@@ -103,14 +131,17 @@ TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
     auto view_small = std::make_shared<ViewBuffer>(file, file->data() + 10, 1000);
     Sink sink;
     BinWriter w(sink.fd, sink.path);
+    // The large view (over 8 MiB) starts at the next 64 KiB boundary, zeros before it.
+    const size_t aligned = size_t{64} << 10;
     EXPECT_EQ(w.add(*view_small, view_small->data(), view_small->size()).offset, 0u);
-    EXPECT_EQ(w.add(*view_large, view_large->data(), view_large->size()).offset, 1000u);
-    EXPECT_EQ(w.add(*view_large, view_large->data(), view_large->size()).offset, 1000u);
+    EXPECT_EQ(w.add(*view_large, view_large->data(), view_large->size()).offset, aligned);
+    EXPECT_EQ(w.add(*view_large, view_large->data(), view_large->size()).offset, aligned);
     w.flush();
     std::string bytes = test::read_bytes(sink.path);
-    ASSERT_EQ(bytes.size(), 1000u + content.size() - 1);
+    ASSERT_EQ(bytes.size(), aligned + content.size() - 1);
     EXPECT_EQ(std::memcmp(bytes.data(), content.data() + 10, 1000), 0);
-    EXPECT_EQ(std::memcmp(bytes.data() + 1000, content.data() + 1, content.size() - 1), 0);
+    EXPECT_EQ(bytes.find_first_not_of('\0', 1000), aligned);
+    EXPECT_EQ(std::memcmp(bytes.data() + aligned, content.data() + 1, content.size() - 1), 0);
 }
 
 // Byte p of the result is (7p + 3) mod 256, computed on request; counts the requests and the
@@ -133,19 +164,21 @@ TEST(BinWriter, LargeDerivedBuffersAreProducedInBoundedPiecesAndStoredOnce) {
     Tensor t(ElementType::u8, {static_cast<int64_t>(big)}, derived);
     Sink sink;
     BinWriter w(sink.fd, sink.path);
+    const size_t at = size_t{64} << 10;  // a blob over 8 MiB starts 64 KiB-aligned
     EXPECT_EQ(w.add(Tensor::from_vector<uint8_t>({1, 2, 3}, {3})).offset, 0u);
-    EXPECT_EQ(w.add(t).offset, 3u);
-    EXPECT_EQ(w.add(t).offset, 3u);  // the same buffer again
+    EXPECT_EQ(w.add(t).offset, at);
+    EXPECT_EQ(w.add(t).offset, at);  // the same buffer again
     w.flush();
     EXPECT_FALSE(derived->materialized());  // never held whole
     EXPECT_GE(derived->calls.load(), 3);
     EXPECT_LE(derived->largest, size_t{8} << 20);
     EXPECT_EQ(w.deduplicated_blobs(), 1u);
     std::string bytes = test::read_bytes(sink.path);
-    ASSERT_EQ(bytes.size(), 3 + big);
+    ASSERT_EQ(bytes.size(), at + big);
+    EXPECT_EQ(bytes.find_first_not_of('\0', 3), at);  // zeros up to the derived bytes (the first is 3)
     for (size_t i = 0; i < big; i += 4099)
-        ASSERT_EQ(static_cast<uint8_t>(bytes[3 + i]), static_cast<uint8_t>((i * 7 + 3) & 0xff)) << i;
-    EXPECT_EQ(static_cast<uint8_t>(bytes[3 + big - 1]), static_cast<uint8_t>(((big - 1) * 7 + 3) & 0xff));
+        ASSERT_EQ(static_cast<uint8_t>(bytes[at + i]), static_cast<uint8_t>((i * 7 + 3) & 0xff)) << i;
+    EXPECT_EQ(static_cast<uint8_t>(bytes[at + big - 1]), static_cast<uint8_t>(((big - 1) * 7 + 3) & 0xff));
     // Anyone else asking for the bytes gets them computed once and kept.
     EXPECT_EQ(static_cast<uint8_t>(t.data<uint8_t>()[big - 1]), static_cast<uint8_t>(((big - 1) * 7 + 3) & 0xff));
     EXPECT_TRUE(derived->materialized());

@@ -2,7 +2,8 @@
 """Prints the table of docs/llm-forms.md: for each GenAI model-builder fixture
 (tests/e2e/data/genai_*, scripts/make_genai_fixtures.sh) whether mo converts it plain and with
 --transform MakeStateful, its low-bit Constants, the BIN against the source's weight file, and
-the largest |logit - ONNX Runtime's| for the prompt (step 1) and the decode step (step 2) with
+whether scripts/check_ir.py (the strict structural check) passes the default and the stateful
+IR, the largest |logit - ONNX Runtime's| for the prompt (step 1) and the decode step (step 2) with
 --compress_to_fp16=False and with default flags, next to the error f16 rounding alone causes
 (ONNX Runtime on the f16-rounded model, or for fp16 exports ONNX Runtime's own f16 against the
 model's f32 copy). The logits come from mo-run on the plain IR with the fixture's inputs; the
@@ -43,9 +44,9 @@ def main():
     a = ap.parse_args()
     fixtures = sorted(glob.glob(os.path.join(ROOT, "tests/e2e/data/genai_*"))) + \
         [os.path.join(ROOT, "tests/e2e/data/genai_dml_fp16/f32_copy")]
-    print("| form | converts plain / stateful | u4 / i4 / u8 constants | BIN / source | prompt f32 | decode f32 "
-          "| prompt default | decode default | f16 error (prompt / decode) | greedy tokens |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("| form | converts plain / stateful | strict check | u4 / i4 / u8 constants | BIN / source | prompt f32 "
+          "| decode f32 | prompt default | decode default | f16 error (prompt / decode) | greedy tokens |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for fixture in fixtures:
             name = os.path.relpath(fixture, os.path.join(ROOT, "tests/e2e/data"))
@@ -55,6 +56,10 @@ def main():
             default = convert(a.mo, model, work + "/default")
             stateful = convert(a.mo, model, work + "/stateful", "--transform", "MakeStateful") and convert(
                 a.mo, model, work + "/stateful_f32", "--transform", "MakeStateful", "--compress_to_fp16=False")
+            checked = all(subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/check_ir.py"), "--opsets",
+                                          os.path.join(ROOT, "../shared/ir/opsets.json"),
+                                          os.path.join(work, ir, "model.xml")], capture_output=True).returncode == 0
+                          for ir in ("default", "stateful"))
             xml = open(os.path.join(work, "default/model.xml")).read()
             counts = " / ".join(str(len(re.findall(r'element_type="%s"' % t, xml))) for t in ("u4", "i4", "u8"))
             ratio = os.path.getsize(os.path.join(work, "default/model.bin")) / os.path.getsize(model + ".data")
@@ -72,8 +77,9 @@ def main():
                 bounds.append("%.1e" % np.abs(copy - want).max())
             tokens = os.path.exists(os.path.join(fixture, "greedy_tokens.npy")) and os.path.exists(
                 os.path.join(fixture, "prompt.npy"))
-            print("| %s | %s / %s | %s | %.2f | %s | %s | %s | %s | %s (%s) | %s |" % (
-                name, "yes" if plain and default else "NO", "yes" if stateful else "NO", counts, ratio, *errors,
+            print("| %s | %s / %s | %s | %s | %.2f | %s | %s | %s | %s | %s (%s) | %s |" % (
+                name, "yes" if plain and default else "NO", "yes" if stateful else "NO", "passes" if checked else "FAILS",
+                counts, ratio, *errors,
                 " / ".join(bounds), tag, "yes" if tokens else "no"))
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Converts a large model with `mo` and copies the same file with `cp`, in the same run,
+# Converts a large model with `mo` and copies its files (the .onnx and its external data) with
+# `cp`, in the same run,
 # several times, and prints wall time and peak RSS of each (GNU time -v) with the ratios
 # mo/cp time and mo peak RSS / model file size. For the whole set of scale figures (synced
 # writes, generated LLMs, growth per 10x nodes) see bench/run_all.sh and docs/performance.md.
@@ -20,9 +21,12 @@ fi
 [ -f "$model" ] || { echo "model not found: $model" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "GNU time is needed: apt-get install time" >&2; exit 2; }
 
+# The model's files: the .onnx and its external data (ONNX's .data, optimum's model.onnx_data).
+dir=$(dirname "$model")
+files=$(find "$dir/" -maxdepth 1 -type f \( -name "$(basename "$model")" -o -name '*.data*' -o -name '*_data' \) | sort)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-size=$(stat -c %s "$model")
+size=$(cat $files | wc -c)
 calc() { awk "BEGIN { print ($*) }"; }  # parentheses: a bare > would redirect
 
 # Runs a command under GNU time; sets $wall and $cpu (user + system seconds) and $rss (KiB).
@@ -41,7 +45,7 @@ for ((r = 1; r <= reps; r++)); do
   for run in cp mo_fp32 mo_fp16; do
     rm -rf "$work/out" "$work/copy"
     case $run in
-      cp)      measure cp "$model" "$work/copy" ;;
+      cp)      mkdir -p "$work/copy"; measure cp $files "$work/copy/" ;;
       mo_fp32) measure "$mo" --input_model "$model" --output_dir "$work/out" --compress_to_fp16=False ;;
       mo_fp16) measure "$mo" --input_model "$model" --output_dir "$work/out" --compress_to_fp16=True ;;
     esac

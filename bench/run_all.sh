@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The scale benchmarks of docs/performance.md in one run, as ratios (this machine is shared and
 # noisy: only figures measured side by side mean anything):
-#   * large models: wall time of mo (f32 and f16 weights) against `cp` of the model's files,
+#   * large models (generated LLMs, optimum's f16 form of a 1.1 B decoder, VGG-16 / ViT when given):
+#     wall time of mo (f32 and f16 weights) against `cp` of the model's files,
 #     written files synced in both; peak RSS against the weights' size;
 #   * synthetic graphs of 1k..1M cheap nodes: time and peak RSS, and their growth per 10x nodes;
 #   * the tiny sample model end to end.
@@ -45,7 +46,7 @@ cp_synced() { rm -rf "$scratch/copy"; mkdir "$scratch/copy"; cp "$@" "$scratch/c
 large_model_rows() {  # NAME MODEL.onnx
   local name=$1 model=$2 dir files bytes
   dir=$(dirname "$model")
-  files=$(find "$dir/" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*.bin' \) | sort)
+  files=$(find "$dir/" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*_data' -o -name '*.bin' \) | sort)
   bytes=$(cat $files | wc -c)
   cat $files >/dev/null  # the source in the page cache for every run alike
   export -f mo_synced cp_synced; export mo scratch
@@ -67,6 +68,14 @@ large_model_rows "llm_$llm_size" "$llm/model.onnx"
 llm_shards="$work/llm_1G_shards"
 [ -f "$llm_shards/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm_shards" --size 1G --shards 8 --kv_heads 4 >/dev/null
 large_model_rows llm_1G_8shards "$llm_shards/model.onnx"
+# optimum's form made f16 by transformers.js (1.1 B parameters, model.onnx + model.onnx_data); needs python3-torch
+hf="$work/hf_llama_f16"
+if [ -f "$hf/model.onnx" ] || "$python" -c 'import torch' 2>/dev/null; then
+  [ -f "$hf/model.onnx" ] || "$python" "$here/bench/make_hf_llm.py" --out "$hf" >/dev/null 2>&1
+  large_model_rows hf_llama_f16 "$hf/model.onnx"
+else
+  echo "hf_llama_f16: skipped (apt-get install python3-torch for bench/make_hf_llm.py)"
+fi
 for pair in "vgg16:${VGG16:-}" "vit_b_16:${VIT:-}"; do
   name=${pair%%:*} model=${pair#*:}
   if [ -n "$model" ] && [ -f "$model" ]; then large_model_rows "$name" "$model"; else echo "$name: skipped (set ${name^^}=path/to/model.onnx)"; fi

@@ -149,6 +149,7 @@ Body& Node::add_body(std::string role) const {
     body.graph->owner_role_ = body.role;
     body.graph->source_path = outer.source_path;
     body.graph->source_framework = outer.source_framework;
+    body.graph->max_constant_bytes = outer.max_constant_bytes;
     d_->bodies.push_back(std::move(body));
     d_->needs_infer = true;
     outer.note_change();

@@ -3,8 +3,7 @@
 // source. Large weights that are views of the mapped model file are copied file-to-file by the
 // kernel; other pages of file-mapped weights are dropped once written, so the resident set
 // stays well below the size of the model file. Large computed weights (DerivedBuffer, such as
-// f16 copies of f32 weights) are produced piece by piece as they are written. Blobs of 8 MiB and
-// more start 64 KiB-aligned, where the kernel writes them fastest.
+// f16 copies of f32 weights) are produced piece by piece as they are written.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +41,8 @@ public:
     void flush();
     uint64_t bytes_written() const { return end_; }
     size_t deduplicated_blobs() const { return deduplicated_; }
+    // Zero bytes put before file-to-file copies to align them (see kCopyAlignment).
+    uint64_t padding_bytes() const { return padding_; }
 
 private:
     struct Blob {
@@ -60,8 +61,6 @@ private:
     // wrote; after a file or kernel that cannot splice it stops trying (the caller writes).
     size_t splice_fully(const std::byte* data, size_t size);
     Placement add_derived(const DerivedBuffer& buffer, size_t size);
-    // Zeros up to the next multiple of kAlignment (the buffer must be empty).
-    void align();
     // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
     // does): they are never paged into this process. Returns how many bytes it copied.
     size_t copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size);
@@ -84,6 +83,7 @@ private:
     };
     std::unordered_map<Key, std::vector<Blob>, KeyHash> blobs_;
     size_t deduplicated_ = 0;
+    uint64_t padding_ = 0;
     // Large derived buffers already written: the same buffer is stored once.
     std::unordered_map<const DerivedBuffer*, uint64_t> derived_offsets_;
 };

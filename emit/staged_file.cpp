@@ -52,6 +52,14 @@ void remove_staged_files_on_signals() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, remove_staged_and_reraise);
 }
 
+void remove_staged_files_on_default_signals() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+        struct sigaction current {};
+        if (::sigaction(sig, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL)
+            ::signal(sig, remove_staged_and_reraise);
+    }
+}
+
 StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_path)) {
     std::filesystem::path p(final_path_);
     temp_path_ = (p.parent_path() / ("." + p.filename().string() + "." + std::to_string(::getpid()) + ".tmp")).string();

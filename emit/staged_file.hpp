@@ -35,5 +35,8 @@ private:
 // written, then let the signal end the process as it would have: interrupting mo leaves
 // neither a half-written file nor a temporary (an existing IR of the same name stays as it was).
 MO_API void remove_staged_files_on_signals();
+// The same for those of the four whose action is still the default: what mo installs when it is
+// a library inside another program (the Python module), leaving that program's handlers alone.
+MO_API void remove_staged_files_on_default_signals();
 
 }  // namespace mo

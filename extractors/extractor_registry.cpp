@@ -5,6 +5,7 @@
 
 #include "core/infer.hpp"
 #include "core/log.hpp"
+#include "core/plugin_code.hpp"
 #include "extractors/extract_context.hpp"
 
 namespace mo {
@@ -78,7 +79,9 @@ void try_infer(const Node& n) {
 void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
     ExtractContext ctx(graph, n);
     try {
-        e.fn(ctx);
+        // The node is added below.
+        run_plugin_code(e.origin, [&] { return PluginCodeSite{"the extractor of " + describe_key(e), {}}; },
+                        [&] { e.fn(ctx); });
     } catch (const Error& err) {
         if (err.where().find(ctx.name()) != std::string::npos) throw;
         throw err.with_context(ctx.where());
@@ -102,6 +105,38 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
     if (!replaced && !ctx.created().empty()) try_infer(n);
 }
 
+// A body Parameter that receives the same outer value in every iteration (every If input, a
+// captured value of a Loop) is given what is known of that value before the body is extracted:
+// the loader made it while the outer value was still a framework node's output, and the body's
+// extractors need ranks (MatMulInteger of a captured zero point) and constants (8-bit and 4-bit
+// weights an If branch reads from the outer graph stay low-bit only when their extractor sees
+// them constant). In an If, a known value becomes a Constant in the body, as ConstantsIntoBodies
+// does later (a Loop's extractor still maps its body Parameters by position, so a Loop's stay).
+void bind_invariant_parameters(const Node& owner, Body& body) {
+    const bool is_if = owner.is("FrameworkNode") && owner.framework().type == "If";
+    for (size_t k = body.inputs.size(); k-- > 0;) {
+        const BodyInput in = body.inputs[k];
+        if (in.kind != BodyInput::Kind::Invariant || in.external >= owner.input_count() ||
+            in.parameter >= body.graph->parameters().size())
+            continue;
+        auto src = owner.in(in.external).source();
+        if (!src) continue;
+        Node p = body.graph->parameters()[in.parameter];
+        const Tensor* value = src->value();
+        if (value && is_if) {
+            Node c = body.graph->add_constant(p.name(), *value);
+            p.out(0).replace_all_uses_with(c.out(0));
+            remove_body_parameter(body, in.parameter);
+            continue;
+        }
+        const bool unknown_type = p.attr<ElementType>("element_type") == ElementType::dynamic;
+        const bool unknown_rank = !p.attr<PartialShape>("shape").rank_is_static();
+        if (unknown_type && src->type() != ElementType::dynamic) p.set_attr("element_type", src->type());
+        if (unknown_rank && src->shape().rank_is_static()) p.set_attr("shape", src->shape());
+        if (unknown_type || unknown_rank) try_infer(p);
+    }
+}
+
 }  // namespace
 
 void extract(Graph& graph, const ExtractorRegistry& extractors) {
@@ -111,7 +146,10 @@ void extract(Graph& graph, const ExtractorRegistry& extractors) {
         const Node n = graph.find_by_id(id);
         if (!n) continue;  // an extractor removed it (e.g. a sequence op a Loop extractor lowered)
         // Bodies first: the owner's extractor maps their inputs and outputs.
-        for (Body& body : n.bodies()) extract(*body.graph, extractors);
+        for (Body& body : n.bodies()) {
+            bind_invariant_parameters(n, body);
+            extract(*body.graph, extractors);
+        }
         if (!n.is("FrameworkNode")) try_infer(n);
         else if (const Extractor* e = extractor_of(n, extractors)) run_extractor(graph, n, *e);
     }

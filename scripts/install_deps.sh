@@ -11,6 +11,8 @@ packages=(
   libonnx-testdata  # ONNX backend tests for mo-conformance
   libflatbuffers-dev flatbuffers-compiler  # the TFLite loader
   clang libclang-rt-14-dev llvm  # the hardening lane: ASan, UBSan, libFuzzer, llvm-symbolizer
+  pybind11-dev python3-dev  # the Python module (python/)
+  python3-pytest python3-numpy python3-onnx  # its tests (tests/python)
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

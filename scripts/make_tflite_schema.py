@@ -24,8 +24,14 @@ NON_MAX_SUPPRESSION_V4 NON_MAX_SUPPRESSION_V5 SCATTER_ND SELECT_V2 DENSIFY SEGME
 BROADCAST_TO RFFT2D CONV_3D IMAG REAL COMPLEX_ABS HASHTABLE HASHTABLE_FIND HASHTABLE_IMPORT HASHTABLE_SIZE
 REDUCE_ALL CONV_3D_TRANSPOSE VAR_HANDLE READ_VARIABLE ASSIGN_VARIABLE BROADCAST_ARGS RANDOM_STANDARD_NORMAL BUCKETIZE RANDOM_UNIFORM MULTINOMIAL
 GELU DYNAMIC_UPDATE_SLICE RELU_0_TO_1 UNSORTED_SEGMENT_PROD UNSORTED_SEGMENT_MAX UNSORTED_SEGMENT_SUM ATAN2 UNSORTED_SEGMENT_MIN SIGN BITCAST
-BITWISE_XOR RIGHT_SHIFT""".split()
-assert builtin_ops[19] == "RELU" and builtin_ops[117] == "HARD_SWISH" and builtin_ops[124] == "DENSIFY" and builtin_ops[161] == "RIGHT_SHIFT" and builtin_ops[126] == "BATCH_MATMUL" and builtin_ops[97] == "RESIZE_NEAREST_NEIGHBOR"
+BITWISE_XOR RIGHT_SHIFT
+STABLEHLO_LOGISTIC STABLEHLO_ADD STABLEHLO_DIVIDE STABLEHLO_MULTIPLY STABLEHLO_MAXIMUM STABLEHLO_RESHAPE STABLEHLO_CLAMP STABLEHLO_CONCATENATE
+STABLEHLO_BROADCAST_IN_DIM STABLEHLO_CONVOLUTION STABLEHLO_SLICE STABLEHLO_CUSTOM_CALL STABLEHLO_REDUCE STABLEHLO_ABS STABLEHLO_AND STABLEHLO_COSINE
+STABLEHLO_EXPONENTIAL STABLEHLO_FLOOR STABLEHLO_LOG STABLEHLO_MINIMUM STABLEHLO_NEGATE STABLEHLO_OR STABLEHLO_POWER STABLEHLO_REMAINDER
+STABLEHLO_RSQRT STABLEHLO_SELECT STABLEHLO_SUBTRACT STABLEHLO_TANH STABLEHLO_SCATTER STABLEHLO_COMPARE STABLEHLO_CONVERT STABLEHLO_DYNAMIC_SLICE
+STABLEHLO_DYNAMIC_UPDATE_SLICE STABLEHLO_PAD STABLEHLO_IOTA STABLEHLO_DOT_GENERAL STABLEHLO_REDUCE_WINDOW STABLEHLO_SORT STABLEHLO_WHILE STABLEHLO_GATHER
+STABLEHLO_TRANSPOSE DILATE STABLEHLO_RNG_BIT_GENERATOR REDUCE_WINDOW STABLEHLO_COMPOSITE STABLEHLO_SHIFT_LEFT STABLEHLO_CBRT STABLEHLO_CASE""".split()
+assert builtin_ops[19] == "RELU" and builtin_ops[117] == "HARD_SWISH" and builtin_ops[124] == "DENSIFY" and builtin_ops[161] == "RIGHT_SHIFT" and builtin_ops[126] == "BATCH_MATMUL" and builtin_ops[97] == "RESIZE_NEAREST_NEIGHBOR" and builtin_ops[162] == "STABLEHLO_LOGISTIC" and builtin_ops[203] == "DILATE" and builtin_ops[209] == "STABLEHLO_CASE"
 union = """Conv2DOptions DepthwiseConv2DOptions ConcatEmbeddingsOptions LSHProjectionOptions Pool2DOptions SVDFOptions RNNOptions FullyConnectedOptions SoftmaxOptions ConcatenationOptions
 AddOptions L2NormOptions LocalResponseNormalizationOptions LSTMOptions ResizeBilinearOptions CallOptions ReshapeOptions SkipGramOptions SpaceToDepthOptions EmbeddingLookupSparseOptions
 MulOptions PadOptions GatherOptions BatchToSpaceNDOptions SpaceToBatchNDOptions TransposeOptions ReducerOptions SubOptions DivOptions SqueezeOptions
@@ -55,6 +61,18 @@ tables = {
  "ResizeBilinearOptions": "new_height:int (deprecated); new_width:int (deprecated); align_corners:bool; half_pixel_centers:bool;",
  "ResizeNearestNeighborOptions": "align_corners:bool; half_pixel_centers:bool;",
  "ReshapeOptions": "new_shape:[int];",
+ "UniqueOptions": "idx_out_type:TensorType = INT32;",
+ "BucketizeOptions": "boundaries:[float];",
+ "BidirectionalSequenceRNNOptions": f"time_major:bool; {A}; merge_outputs:bool; asymmetric_quantize_inputs:bool;",
+ "LSTMOptions": f"{A}; cell_clip:float; proj_clip:float; kernel_type:byte; asymmetric_quantize_inputs:bool;",
+ "Conv3DOptions": f"padding:Padding; stride_d:int; stride_w:int; stride_h:int; {A}; dilation_d_factor:int = 1; dilation_w_factor:int = 1; dilation_h_factor:int = 1;",
+ "FakeQuantOptions": "min:float; max:float; num_bits:int; narrow_range:bool;",
+ "RNNOptions": f"{A}; asymmetric_quantize_inputs:bool;",
+ "SequenceRNNOptions": f"time_major:bool; {A}; asymmetric_quantize_inputs:bool;",
+ "SparseToDenseOptions": "validate_indices:bool;",
+ "ReverseSequenceOptions": "seq_dim:int; batch_dim:int = 0;",
+ "UnidirectionalSequenceLSTMOptions": f"{A}; cell_clip:float; proj_clip:float; time_major:bool; asymmetric_quantize_inputs:bool; diagonal_recurrent_tensors:bool;",
+ "BidirectionalSequenceLSTMOptions": f"{A}; cell_clip:float; proj_clip:float; merge_outputs:bool; time_major:bool = true; asymmetric_quantize_inputs:bool;",
  "SpaceToDepthOptions": "block_size:int;",
  "DepthToSpaceOptions": "block_size:int;",
  "SubOptions": f"{A}; pot_scale_int16:bool = true;",
@@ -78,6 +96,10 @@ tables = {
  "GeluOptions": "approximate:bool;",
  "OneHotOptions": "axis:int;",
  "CumsumOptions": "exclusive:bool; reverse:bool;",
+ "IfOptions": "then_subgraph_index:int; else_subgraph_index:int;",
+ "WhileOptions": "cond_subgraph_index:int; body_subgraph_index:int;",
+ "CallOnceOptions": "init_subgraph_index:int;",
+ "VarHandleOptions": "container:string; shared_name:string;",
 }
 out = []
 out.append("""// The part of TensorFlow Lite's model schema mo reads (the published schema.fbs of

@@ -5,6 +5,8 @@
 //
 //   npm install @tensorflow/tfjs-tflite   (in any folder; NODE_PATH=that/node_modules)
 //   node scripts/tflite_outputs.js DIR ...   (DIR/model.tflite, DIR/input_<i>.npy)
+//   node scripts/tflite_outputs.js --random DIR ...   (first writes the absent input_<i>.npy:
+//       float32 inputs uniform in [-1, 1), from a fixed seed)
 const fs = require('fs');
 const path = require('path');
 const { readNpy, writeNpy } = require('./npy.js');
@@ -25,7 +27,16 @@ function vectorToArray(v) {
   return out;
 }
 
-function run(module, dir) {
+// A reproducible uniform [-1, 1) generator (the inputs must not depend on Math.random).
+function lcg(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296 * 2 - 1;
+  };
+}
+
+function run(module, dir, random) {
   const bytes = fs.readFileSync(path.join(dir, 'model.tflite'));
   const pointer = module._malloc(bytes.length);
   module.HEAPU8.set(bytes, pointer);
@@ -34,13 +45,19 @@ function run(module, dir) {
   if (!created.ok()) throw new Error(dir + ': ' + created.errorMessage());
   const runner = created.value();
   vectorToArray(runner.GetInputs()).forEach((input, i) => {
-    const a = readNpy(path.join(dir, `input_${i}.npy`));
+    const file = path.join(dir, `input_${i}.npy`);
+    if (random && !fs.existsSync(file)) {
+      if (input.dataType !== 'float32') throw new Error(`${dir}: --random makes float32 inputs; input ${i} is ${input.dataType}`);
+      const dims = input.shape.split(',').map(Number);
+      writeNpy(file, { type: 'float32', dims, data: Float32Array.from({ length: input.data().length }, lcg(1234 + i)) });
+    }
+    const a = readNpy(file);
     if (a.type !== input.dataType) throw new Error(`${dir}: input ${i} is ${a.type}, the model takes ${input.dataType}`);
     input.data().set(a.data);
   });
   if (!runner.Infer()) throw new Error(dir + ': inference failed');
   vectorToArray(runner.GetOutputs()).forEach((output, i) => {
-    const dims = output.shape.split(',').map(Number);
+    const dims = output.shape ? output.shape.split(',').map(Number) : [];  // '' is a scalar
     writeNpy(path.join(dir, `output_${i}.npy`), { type: output.dataType, dims, data: output.data().slice() });
     console.log(`${dir}: output ${i} '${output.name}' ${output.dataType} [${dims}]`);
   });
@@ -48,7 +65,9 @@ function run(module, dir) {
 
 async function main() {
   const module = await loadInterpreter();
-  for (const dir of process.argv.slice(2)) run(module, dir);
+  const args = process.argv.slice(2);
+  const random = args[0] === '--random';
+  for (const dir of random ? args.slice(1) : args) run(module, dir, random);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -10,9 +10,26 @@
 #include <sstream>
 
 #include "core/log.hpp"
+#include "core/plugin_code.hpp"
 #include "core/progress.hpp"
 
 namespace mo {
+
+TransformContext::TransformContext(const ConversionOptions& c) {
+    options.outputs = c.outputs;
+    options.inputs = c.inputs;
+    options.mean_values = c.mean_values;
+    options.scale_values = c.scale_values;
+    options.reverse_input_channels = c.reverse_input_channels;
+    options.batch = c.batch;
+    options.layouts = c.layouts;
+    options.static_shape = c.static_shape;
+    options.disable_nhwc_to_nchw = c.disable_nhwc_to_nchw;
+    options.compress_to_fp16 = c.compress_to_fp16;
+    options.max_constant_bytes = c.max_constant_bytes;
+    options.make_stateful = c.make_stateful;
+    options.stateful_pairs = c.stateful_pairs;
+}
 
 bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
     auto types = op_types();
@@ -135,6 +152,17 @@ const std::string& TransformRegistry::origin(const Transformation& t) const {
     return it->second;
 }
 
+void TransformRegistry::check_op_types(const OpRegistry& ops) const {
+    for (const auto& t : items_)
+        for (const std::string& type : t->named_op_types())
+            if (!ops.find(type))
+                throw Error("transformation '" + t->id() + "' looks for op type '" + type +
+                                "', which no op schema defines: it could never match",
+                            origin(*t),
+                            "correct the op type's spelling (mo --list_ops lists the op types), or register its op "
+                            "schema (docs/extending.md)");
+}
+
 std::string TransformRegistry::describe_order() const {
     static constexpr const char* kPhases[] = {"front", "middle", "back"};
     std::ostringstream os;
@@ -215,20 +243,27 @@ bool TransformRegistry::is_enabled(const Transformation& t) const {
     return t.enabled();
 }
 
-void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx) const {
+void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx, const std::string& from) const {
     auto sequence = order();
+    const Transformation* inference = find(kPartialInferenceId);
+    bool inference_done = false;
+    if (!from.empty()) {
+        auto first = std::find_if(sequence.begin(), sequence.end(), [&](auto* t) { return t->id() == from; });
+        MO_ASSERT(first != sequence.end(), "no transformation '", from, "' to run from");
+        inference_done = std::find(sequence.begin(), first, inference) != first;
+        sequence.erase(sequence.begin(), first);
+    }
     if (log_enabled(LogLevel::Debug)) {
         std::string s;
         for (auto* t : sequence) s += "\n  " + t->id() + (is_enabled(*t) ? "" : " (disabled)");
         MO_LOG(Debug, "transformation order:", s);
     }
-    const Transformation* inference = find(kPartialInferenceId);
-    bool inference_done = false;
     // Runs `t` on `g`, then on the bodies of g's nodes when it wants them.
     std::function<bool(const Transformation&, Graph&)> run_in = [&](const Transformation& t, Graph& g) {
         bool changed = false;
         try {
-            changed = const_cast<Transformation&>(t).run(g, ctx);
+            changed = run_plugin_code(origin(t), [&] { return PluginCodeSite{"transformation '" + t.id() + "'", {}}; },
+                                      [&] { return const_cast<Transformation&>(t).run(g, ctx); });
         } catch (const Error& e) {
             throw e.with_context("transformation '" + t.id() + "'");
         } catch (const std::logic_error&) {

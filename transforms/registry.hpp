@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/api.hpp"
+#include "core/op_schema.hpp"
 #include "transforms/transformation.hpp"
 
 namespace mo {
@@ -33,6 +34,10 @@ public:
     // unknown id used in a constraint.
     std::vector<const Transformation*> order() const;
 
+    // Throws mo::Error naming the first transformation (and its origin) whose named_op_types()
+    // holds a type `ops` does not define. Run once the built-ins and every plugin are registered.
+    void check_op_types(const OpRegistry& ops) const;
+
     // Whether `t` runs, after MO_ENABLED_TRANSFORMS / MO_DISABLED_TRANSFORMS (disable wins).
     bool is_enabled(const Transformation& t) const;
     // Reads the two environment variables (comma-separated ids). Unknown ids are warned about.
@@ -42,7 +47,9 @@ public:
     // Runs everything in order. Shape inference (the "PartialInference" transformation) is
     // re-run after each later change. Errors are re-thrown with the transformation id attached.
     // At DEBUG level logs the order and, per transformation, its time and node-change count.
-    void run_all(Graph& graph, const TransformContext& ctx) const;
+    // With `from`, the transformations ordered before that id are skipped (shape inference
+    // counts as done when it is among them): finishing a graph held after an earlier run_all.
+    void run_all(Graph& graph, const TransformContext& ctx, const std::string& from = {}) const;
 
     // One line per transformation in run order: id, phase, enabled, origin (--list_transformations).
     std::string describe_order() const;

@@ -7,6 +7,7 @@
 #include "transforms/back/compressed_weights_layout.hpp"
 #include "transforms/back/flatten_to_reshape.hpp"
 #include "transforms/back/gemm_to_matmul.hpp"
+#include "transforms/back/keep_past_for_empty_presents.hpp"
 #include "transforms/back/make_stateful.hpp"
 #include "transforms/back/normalize_axes.hpp"
 #include "transforms/back/replace_folded.hpp"
@@ -15,12 +16,15 @@
 #include "transforms/front/output_cut.hpp"
 #include "transforms/front/replace_subgraph_with_op.hpp"
 #include "transforms/middle/activation_fusions.hpp"
+#include "transforms/middle/attention_fusion.hpp"
 #include "transforms/middle/batch_norm.hpp"
+#include "transforms/middle/stacked_upsampling.hpp"
 #include "transforms/middle/layout_change.hpp"
 #include "transforms/middle/linear_fusions.hpp"
 #include "transforms/middle/normalization_fusions.hpp"
 #include "transforms/middle/partial_inference.hpp"
 #include "transforms/middle/quantization_fusions.hpp"
+#include "transforms/middle/rotate_half_form.hpp"
 #include "transforms/middle/subgraph_folding.hpp"
 #include "transforms/middle/torchvision_ssd.hpp"
 
@@ -34,6 +38,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<InputPreprocessing>());
     r.add(std::make_unique<PartialInference>());
     r.add(std::make_unique<TorchvisionSSDPostprocessing>());
+    r.add(std::make_unique<StackedCopiesToInterpolate>());
     r.add(std::make_unique<LayoutChange>());
     r.add(std::make_unique<FuseBatchNormIntoConvolution>());
     r.add(std::make_unique<BatchNormToBatchNormInference>());
@@ -45,6 +50,8 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<MishFusion>());
     r.add(std::make_unique<LayerNormFusion>());
     r.add(std::make_unique<SoftmaxFusion>());
+    r.add(std::make_unique<ScaledDotProductAttentionFusion>());
+    r.add(std::make_unique<RotateHalfForRoPEFusion>());
     r.add(std::make_unique<ConstantChainMerge>());
     r.add(std::make_unique<ConvolutionMultiplyFusion>());
     r.add(std::make_unique<PadFusion>());
@@ -60,6 +67,7 @@ void register_builtin_transforms(TransformRegistry& r) {
     r.add(std::make_unique<ReplaceFoldedWithConstants>());
     r.add(std::make_unique<MoveLayoutIntoCompressedWeights>());
     r.add(std::make_unique<RemoveDeadNodes>());
+    r.add(std::make_unique<KeepPastForEmptyPresents>());
     r.add(std::make_unique<MakeStateful>());
     r.add(std::make_unique<CompressFloatConstantsToF16>());
     r.add(std::make_unique<ReportUnsupportedOps>());

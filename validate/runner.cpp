@@ -53,6 +53,34 @@ std::string file_safe(const std::string& name) {
 
 }  // namespace
 
+std::string state_file(const std::string& dir, const std::string& variable_id) {
+    return (std::filesystem::path(dir) / (file_safe(variable_id) + ".npy")).string();
+}
+
+VariableState read_state_dir(const Graph& graph, const std::string& dir) {
+    VariableState state;
+    for (const Node& n : graph.nodes()) {
+        if (!n.is("ReadValue")) continue;
+        const std::string id = n.attr<std::string>("variable_id");
+        const std::string path = state_file(dir, id);
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec)) state[id] = read_npy(path);
+    }
+    return state;
+}
+
+std::vector<std::string> write_state_dir(const VariableState& state, const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error("cannot create the state folder: " + ec.message(), dir);
+    std::vector<std::string> written;
+    for (const auto& [id, value] : state) {
+        written.push_back(state_file(dir, id));
+        write_npy(written.back(), value);
+    }
+    return written;
+}
+
 RunResult run_model(const Graph& graph, const RunOptions& options) {
     RunResult r;
     const auto files = files_per_parameter(graph, options.input_files);
@@ -68,7 +96,13 @@ RunResult run_model(const Graph& graph, const RunOptions& options) {
                         params[i].describe(), "give its values with name=file.npy or a static shape");
         r.inputs.push_back(random_input(graph, i, options.seed));  // as random_inputs() would
     }
-    r.outputs = evaluate(graph, r.inputs, &r.stats);
+    if (options.state_dir.empty()) {
+        r.outputs = evaluate(graph, r.inputs, &r.stats);
+    } else {
+        VariableState state = read_state_dir(graph, options.state_dir);
+        r.outputs = evaluate(graph, r.inputs, state, &r.stats);
+        r.state_files = write_state_dir(state, options.state_dir);
+    }
     for (const Node& res : graph.results()) r.output_names.push_back(output_name(res, r.output_names.size()));
 
     if (!options.output_dir.empty()) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/api.hpp"
+#include "core/evaluator.hpp"
 #include "core/graph.hpp"
 #include "validate/validate.hpp"
 
@@ -26,6 +27,10 @@ struct RunOptions {
     // When set, one .npy per output, in the model's output order: compared with `tolerance`.
     std::vector<std::string> reference_files;
     Tolerance tolerance;
+    // When set, a stateful model's variables are read from <state_dir>/<variable id>.npy before
+    // the call (a variable without a file starts from its initial value) and all written there
+    // after it (read_state_dir / write_state_dir).
+    std::string state_dir;
 };
 
 struct RunResult {
@@ -33,6 +38,7 @@ struct RunResult {
     std::vector<Tensor> outputs;            // in results() order
     std::vector<std::string> output_names;  // the Results' tensor names (or node names)
     std::vector<std::string> written_files; // when output_dir was set
+    std::vector<std::string> state_files;   // when state_dir was set: the variables written
     std::optional<ValidationReport> report; // when reference_files were given
     EvaluationStats stats;
 };
@@ -41,5 +47,14 @@ struct RunResult {
 // files than parameters, unreadable .npy files, or a reference count that differs from the
 // output count.
 MO_API RunResult run_model(const Graph& graph, const RunOptions& options);
+
+// The .npy file of a variable in a state folder: <dir>/<variable id>.npy, characters other than
+// letters, digits, '.', '-' and '_' replaced by '_'.
+MO_API std::string state_file(const std::string& dir, const std::string& variable_id);
+// The values of `graph`'s variables (its ReadValues) that have a file in `dir`; none when the
+// folder does not exist. Throws mo::Error for an unreadable file.
+MO_API VariableState read_state_dir(const Graph& graph, const std::string& dir);
+// Writes every variable of `state` to `dir` (created when missing); returns the files written.
+MO_API std::vector<std::string> write_state_dir(const VariableState& state, const std::string& dir);
 
 }  // namespace mo

@@ -189,49 +189,52 @@ void multi_head_attention(ExtractContext& c) {
 // against x's leading axes): the first 2·half values of each head rotate, the rest pass. Halves
 // (GPT-NeoX): pairs (x[k], x[k + half]); interleaved (GPT-J): pairs (x[2k], x[2k + 1]). Each pair
 // (a, b) becomes (a·cos − b·sin, b·cos + a·sin). `x` must have rank 4. The helper nodes are named
-// `name`/..., the result `result` ("" = the framework node's own name).
+// `name`/..., the result `result` ("" = the framework node's own name). Halves are written as
+// x·[cos, cos] + [−b, a]·[sin, sin] with the split on axis 3 and −b as b·(−1), the form OpenVINO's
+// RoPEFusion (RoPEFusionGPTNEOX, RoPEFusionIOSlicing) matches; term by term the same arithmetic.
 OutPort rotate(ExtractContext& c, const std::string& name, const std::string& result, const OutPort& x,
                const OutPort& cos, const OutPort& sin, int64_t half, int64_t head, bool interleaved) {
     OutPort rotated = x, passed;
     const bool partial = head > 2 * half;
     if (partial) {
         Node parts = c.add("VariadicSplit", name + "/rotary_part",
-                           {x, c.i64(name + "/rotary_part/axis", -1),
+                           {x, c.i64(name + "/rotary_part/axis", 3),
                             c.i64s(name + "/rotary_part/lengths", {2 * half, head - 2 * half})});
         parts.set_output_count(2);
         rotated = parts.out(0);
         passed = parts.out(1);
     }
-    OutPort a, b;
+    OutPort y;
     if (interleaved) {  // [..., 2·half] -> [..., half, 2]: a = [..., 0], b = [..., 1]
         OutPort pairs = c.op("Reshape", name + "/pairs", {rotated, c.i64s(name + "/pairs/shape", {0, 0, 0, half, 2})},
                              {{"special_zero", true}});
         Node split = c.add("Split", name + "/pair_split", {pairs, c.i64(name + "/pair_split/axis", -1)},
                            {{"num_splits", int64_t{2}}});
         split.set_output_count(2);
-        a = c.op("Squeeze", name + "/a", {split.out(0), c.i64s(name + "/a/axis", {-1})});
-        b = c.op("Squeeze", name + "/b", {split.out(1), c.i64s(name + "/b/axis", {-1})});
-    } else {
-        Node halves =
-            c.add("VariadicSplit", name + "/halves",
-                  {rotated, c.i64(name + "/halves/axis", -1), c.i64s(name + "/halves/lengths", {half, half})});
-        halves.set_output_count(2);
-        a = halves.out(0);
-        b = halves.out(1);
-    }
-    OutPort first = c.op("Subtract", name + "/first",
-                         {c.op("Multiply", name + "/a_cos", {a, cos}), c.op("Multiply", name + "/b_sin", {b, sin})});
-    OutPort second = c.op("Add", name + "/second",
-                          {c.op("Multiply", name + "/b_cos", {b, cos}), c.op("Multiply", name + "/a_sin", {a, sin})});
-    OutPort y;
-    if (interleaved) {
+        OutPort a = c.op("Squeeze", name + "/a", {split.out(0), c.i64s(name + "/a/axis", {-1})});
+        OutPort b = c.op("Squeeze", name + "/b", {split.out(1), c.i64s(name + "/b/axis", {-1})});
+        OutPort first = c.op("Subtract", name + "/first",
+                             {c.op("Multiply", name + "/a_cos", {a, cos}), c.op("Multiply", name + "/b_sin", {b, sin})});
+        OutPort second = c.op("Add", name + "/second",
+                              {c.op("Multiply", name + "/b_cos", {b, cos}), c.op("Multiply", name + "/a_sin", {a, sin})});
         OutPort first5 = c.op("Unsqueeze", name + "/first_pair", {first, c.i64s(name + "/first_pair/axis", {-1})});
         OutPort second5 = c.op("Unsqueeze", name + "/second_pair", {second, c.i64s(name + "/second_pair/axis", {-1})});
-        OutPort pairs = c.op("Concat", name + "/rotated_pairs", {first5, second5}, {{"axis", int64_t{-1}}});
+        OutPort rotated_pairs = c.op("Concat", name + "/rotated_pairs", {first5, second5}, {{"axis", int64_t{-1}}});
         y = c.op("Reshape", partial ? name + "/rotated" : result,
-                 {pairs, c.i64s(name + "/rotated/shape", {0, 0, 0, -1})}, {{"special_zero", true}});
-    } else {
-        y = c.op("Concat", partial ? name + "/rotated" : result, {first, second}, {{"axis", int64_t{-1}}});
+                 {rotated_pairs, c.i64s(name + "/rotated/shape", {0, 0, 0, -1})}, {{"special_zero", true}});
+    } else {  // halves: a = [..., :half], b = [..., half:]
+        Node halves =
+            c.add("VariadicSplit", name + "/halves",
+                  {rotated, c.i64(name + "/halves/axis", 3), c.i64s(name + "/halves/lengths", {half, half})});
+        halves.set_output_count(2);
+        OutPort minus_b =
+            c.op("Multiply", name + "/minus_b", {halves.out(1), c.scalar_like(name + "/minus_one", -1.0, x)});
+        OutPort rotated_half = c.op("Concat", name + "/rotate_half", {minus_b, halves.out(0)}, {{"axis", int64_t{-1}}});
+        OutPort cos2 = c.op("Concat", name + "/cos", {cos, cos}, {{"axis", int64_t{-1}}});
+        OutPort sin2 = c.op("Concat", name + "/sin", {sin, sin}, {{"axis", int64_t{-1}}});
+        y = c.op("Add", partial ? name + "/rotated" : result,
+                 {c.op("Multiply", name + "/x_cos", {rotated, cos2}),
+                  c.op("Multiply", name + "/rotate_half_sin", {rotated_half, sin2})});
     }
     return partial ? c.op("Concat", result, {y, passed}, {{"axis", int64_t{-1}}}) : y;
 }

@@ -44,21 +44,75 @@ AttrMap window_attrs(ExtractContext& c, bool nhwc, bool with_dilations) {
     return a;
 }
 
-// The fused ops of _FusedConv2D / _FusedMatMul after the convolution: BiasAdd (args[0]) and
-// one activation; FusedBatchNorm and others are refused.
-OutPort apply_fused(ExtractContext& c, OutPort y, size_t first_arg, bool nchw_bias) {
+// A per-channel vector `v` ([C]) of a fused op made to broadcast over y: [1, C, 1, 1] when y is
+// a convolution output (NCHW), as it is otherwise (a MatMul's: the channel axis is the last).
+OutPort per_channel(ExtractContext& c, const std::string& name, OutPort v, bool nchw) {
+    if (!nchw) return v;
+    return c.op("Reshape", name, {v, c.i64s(name + "/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
+}
+
+// The fused ops of _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul after the contraction
+// y, in `fused_ops` order, each taking its arguments from the inputs from `first_arg` on, as
+// TensorFlow's remapper and tfjs-converter write them (fuse_depthwise_conv2d.py, fuse_prelu.py):
+//   BiasAdd (bias), Add (a tensor added as it is), NoOp (nothing: a depthwise convolution
+//   without bias), FusedBatchNorm (scale, offset, mean, variance; attr epsilon: inference batch
+//   norm), Prelu (alpha, broadcast against the NHWC output from the last axis as TF.js's prelu),
+//   and the activations Relu, Relu6, Elu, LeakyRelu (attr leakyrelu_alpha), Sigmoid, Tanh.
+// `conv`: y is a convolution output, NCHW; `moved`: the node's data format is NHWC, y was moved
+// to NCHW, and full-shape arguments (Add's, Prelu's alpha) move with it.
+OutPort apply_fused(ExtractContext& c, OutPort y, size_t first_arg, bool conv, bool moved) {
+    const bool nchw = conv;
     size_t arg = first_arg;
-    for (const std::string& op : c.strings("fused_ops")) {
-        if (op == "BiasAdd" || op == "Add") {
-            OutPort b = c.input(arg++);
-            if (nchw_bias) b = c.op("Reshape", "bias", {b, c.i64s("bias/shape", {1, -1, 1, 1})}, {{"special_zero", false}});
-            y = c.op("Add", "biased", {y, b});
-        } else if (auto a = tf_activation(c, op, y, "activation", c.f("leakyrelu_alpha", 0.2))) {
+    const std::vector<std::string> ops = c.strings("fused_ops");
+    const int64_t num_args = c.i("num_args", -1);
+    for (size_t i = 0; i < ops.size(); ++i) {
+        const std::string& op = ops[i];
+        const std::string name = "fused" + std::to_string(i);
+        if (op == "BiasAdd") {
+            y = c.op("Add", name, {y, per_channel(c, name + "/bias", c.input(arg++), nchw)});
+        } else if (op == "Add") {
+            OutPort other = c.input(arg++);
+            if (moved) other = transpose(c, name + "/to_nchw", other, kToNchw);
+            y = c.op("Add", name, {y, other});
+        } else if (op == "NoOp") {
+        } else if (op == "FusedBatchNorm") {
+            OutPort scale = c.input(arg), offset = c.input(arg + 1), mean = c.input(arg + 2), variance = c.input(arg + 3);
+            arg += 4;
+            OutPort eps = c.scalar_like(name + "/epsilon", c.f("epsilon", 1e-4), variance);
+            OutPort k = c.op("Divide", name + "/k", {scale, c.op("Sqrt", name + "/std", {c.op("Add", name + "/var_eps", {variance, eps})})});
+            OutPort shift = c.op("Subtract", name + "/shift", {offset, c.op("Multiply", name + "/mean_k", {mean, k})});
+            y = c.op("Add", name, {c.op("Multiply", name + "/scaled", {y, per_channel(c, name + "/k_c", k, nchw)}),
+                                   per_channel(c, name + "/shift_c", shift, nchw)});
+        } else if (op == "Prelu") {
+            // alpha broadcasts against the output in the node's data format: padded with leading
+            // 1s to its rank, then moved to NCHW with it.
+            OutPort alpha = c.input(arg++);
+            const int64_t rank = ExtractContext::rank_of(c.input(0)), alpha_rank = ExtractContext::rank_of(alpha);
+            if (rank < 0 || alpha_rank < 0 || alpha_rank > rank) c.unsupported("a fused Prelu whose alpha or input has an unknown or larger rank");
+            if (alpha_rank < rank) {
+                std::vector<int64_t> axes(static_cast<size_t>(rank - alpha_rank));
+                for (size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int64_t>(a);
+                alpha = c.op("Unsqueeze", name + "/alpha", {alpha, c.i64s(name + "/alpha/axes", axes)});
+            }
+            if (moved) alpha = transpose(c, name + "/alpha/nchw", alpha, kToNchw);
+            y = c.op("PRelu", name, {y, alpha});
+        } else if (auto a = tf_activation(c, op, y, name, c.f("leakyrelu_alpha", 0.2))) {
             y = *a;
         } else {
             c.unsupported("fused op " + op);
         }
     }
+    if (num_args >= 0 && arg - first_arg != static_cast<size_t>(num_args))
+        c.fail("num_args is " + std::to_string(num_args) + " but fused_ops [" + [&] {
+                   std::string list;
+                   for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
+                   return list;
+               }() + "] take " + std::to_string(arg - first_arg) + " argument(s)",
+               "the model is corrupt; re-export it");
+    if (arg != c.input_count())
+        c.fail("the node has " + std::to_string(c.input_count() - first_arg) + " fused argument(s), its fused_ops take " +
+                   std::to_string(arg - first_arg),
+               "the model is corrupt; re-export it");
     return y;
 }
 
@@ -78,7 +132,7 @@ void conv(ExtractContext& c, bool depthwise, bool fused) {
                  {{"special_zero", false}});
     }
     OutPort y = c.op(depthwise ? "GroupConvolution" : "Convolution", "conv", {x, w}, window_attrs(c, nhwc, true));
-    if (fused) y = apply_fused(c, y, 2, true);
+    if (fused) y = apply_fused(c, y, 2, true, nhwc);
     c.set_output(0, nhwc ? transpose(c, "", y, kToNhwc) : y);
 }
 
@@ -113,7 +167,7 @@ void matmul(ExtractContext& c, bool fused, bool batch) {
     const char* tb = batch ? "adj_y" : "transpose_b";
     OutPort y = c.op("MatMul", "matmul", {c.input(0), c.input(1)},
                      {{"transpose_a", c.i(ta, 0) != 0}, {"transpose_b", c.i(tb, 0) != 0}});
-    if (fused) y = apply_fused(c, y, 2, false);
+    if (fused) y = apply_fused(c, y, 2, false, false);
     c.set_output(0, y);
 }
 

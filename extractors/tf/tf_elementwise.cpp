@@ -1,4 +1,4 @@
-// Arithmetic (numpy broadcasting), activations, BiasAdd, AddN, FusedBatchNorm (inference).
+// Arithmetic (numpy broadcasting), activations, Reciprocal, BiasAdd, AddN, FusedBatchNorm (inference).
 #include "extractors/tf/tf_extractors.hpp"
 
 namespace mo {
@@ -73,6 +73,9 @@ void register_tf_elementwise(ExtractorRegistry& r) {
                [type = type](ExtractContext& c) { c.set_output(0, c.op(type, "", {c.input(0)})); }});
     r.add({"tf", "", "Rsqrt", 1, INT64_MAX, [](ExtractContext& c) {
                c.set_output(0, c.op("Divide", "", {c.scalar_like("one", 1.0, c.input(0)), c.op("Sqrt", "sqrt", {c.input(0)})}));
+           }});
+    r.add({"tf", "", "Reciprocal", 1, INT64_MAX, [](ExtractContext& c) {
+               c.set_output(0, c.op("Divide", "", {c.scalar_like("one", 1.0, c.input(0)), c.input(0)}));
            }});
     r.add({"tf", "", "Square", 1, INT64_MAX,
            [](ExtractContext& c) { c.set_output(0, c.op("Multiply", "", {c.input(0), c.input(0)})); }});

@@ -10,6 +10,8 @@ void register_tf_extractors(ExtractorRegistry& r) {
     register_tf_shape(r);
     register_tf_slice_gather(r);
     register_tf_detection(r);
+    register_tf_control_flow(r);
+    register_tf_tensor_list(r);
 }
 
 bool tf_nhwc(ExtractContext& c) {

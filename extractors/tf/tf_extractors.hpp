@@ -15,6 +15,8 @@ void register_tf_elementwise(ExtractorRegistry& r);  // arithmetic, activations,
 void register_tf_shape(ExtractorRegistry& r);  // Identity, Reshape, ConcatV2, Pad, reductions, Softmax, ...
 void register_tf_slice_gather(ExtractorRegistry& r);  // slices, splits, gathers, ArgMax, TopKV2, Select, ...
 void register_tf_detection(ExtractorRegistry& r);     // NonMaxSuppressionV3 / V4 / V5
+void register_tf_control_flow(ExtractorRegistry& r);  // If, StatelessIf, While, StatelessWhile
+void register_tf_tensor_list(ExtractorRegistry& r);   // TensorList* as dense tensors
 
 // One activation op by TensorFlow name (Relu, Relu6, Elu, Selu, LeakyRelu, Sigmoid, Tanh,
 // Softplus) applied to x; nullopt for another name.

@@ -34,6 +34,25 @@ void cast(ExtractContext& c) {
     c.set_output(0, c.op("Convert", "", {c.input(0)}, {{"destination_type", tf_element_type(c.i("DstT"), c.where())}}));
 }
 
+// Pad / PadV2 with paddings [rank, 2]; paddings computed at run time (detection post-processing
+// pads its boxes to a fixed count) become columns 0 and 1 of that tensor.
+void pad(ExtractContext& c, const std::string& mode) {
+    if (c.input_value(1)) {
+        tf_family::pad(c, mode);
+        return;
+    }
+    OutPort p = c.op("Convert", "paddings", {c.input(1)}, {{"destination_type", ElementType::i64}});
+    auto column = [&](int64_t k, const std::string& name) {
+        return c.op("Gather", name, {p, c.i64(name + "/index", k), c.i64(name + "/axis", 1)}, {{"batch_dims", int64_t{0}}});
+    };
+    std::vector<OutPort> in{c.input(0), column(0, "pads_begin"), column(1, "pads_end")};
+    if (mode == "constant" && c.has_input(2))
+        in.push_back(ExtractContext::rank_of(c.input(2)) > 0
+                         ? c.op("Reshape", "pad_value", {c.input(2), c.i64s("pad_value/shape", {})}, {{"special_zero", false}})
+                         : c.input(2));
+    c.set_output(0, c.op("Pad", "", in, {{"pad_mode", mode}}));
+}
+
 void mirror_pad(ExtractContext& c) {
     const std::string mode = c.s("mode", "");
     if (mode != "REFLECT" && mode != "SYMMETRIC") c.fail("mode '" + mode + "' is neither REFLECT nor SYMMETRIC");
@@ -63,8 +82,8 @@ void register_tf_shape(ExtractorRegistry& r) {
            [](ExtractContext& c) { c.set_output(0, c.op("Transpose", "", {c.input(0), c.input(1)})); }});
     r.add({"tf", "", "ConcatV2", 1, INT64_MAX, concat_v2});
     r.add({"tf", "", "Pack", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pack(c, c.i("axis", 0)); }});
-    r.add({"tf", "", "Pad", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
-    r.add({"tf", "", "PadV2", 1, INT64_MAX, [](ExtractContext& c) { tf_family::pad(c, "constant"); }});
+    r.add({"tf", "", "Pad", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
+    r.add({"tf", "", "PadV2", 1, INT64_MAX, [](ExtractContext& c) { pad(c, "constant"); }});
     r.add({"tf", "", "MirrorPad", 1, INT64_MAX, mirror_pad});
     r.add({"tf", "", "Mean", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceMean"); }});
     r.add({"tf", "", "Sum", 1, INT64_MAX, [](ExtractContext& c) { reduction(c, "ReduceSum"); }});

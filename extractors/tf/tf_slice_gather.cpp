@@ -1,5 +1,5 @@
 // StridedSlice, Slice, Split, SplitV, Unpack, GatherV2, GatherNd, Tile, Fill, ArgMax / ArgMin, TopKV2,
-// DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2.
+// DepthToSpace / SpaceToDepth, FloorDiv, Select / SelectV2, Where, Range.
 #include "extractors/tensorflow_family.hpp"
 #include "extractors/tf/tf_extractors.hpp"
 #include "loaders/tf/tf_loader.hpp"
@@ -52,11 +52,50 @@ void select(ExtractContext& c, bool v1) {
     c.set_output(0, c.op("Select", "", {c.input(0), c.input(1), c.input(2)}, {{"auto_broadcast", std::string("numpy")}}));
 }
 
+// Slice(x, begin, size): size -1 takes the rest of the axis. begin and size may be computed at
+// run time (sizes read from shapes in detection post-processing): then stop is
+// Select(size < 0, INT64_MAX, begin + size), over as many axes as begin's static length.
+void slice(ExtractContext& c) {
+    if (c.input_value(1) && c.input_value(2)) {
+        tf_family::slice_begin_size(c);
+        return;
+    }
+    const PartialShape& b = c.input(1).shape();
+    if (!b.rank_is_static() || b.rank() != 1 || !b[0].is_static())
+        c.unsupported("Slice whose begin has no static length");
+    const int64_t n = b[0].get_length();
+    auto i64 = [&](size_t i, const std::string& name) {
+        return c.op("Convert", name, {c.input(i)}, {{"destination_type", ElementType::i64}});
+    };
+    OutPort begin = i64(1, "begin"), size = i64(2, "size");
+    OutPort stop = c.op("Select", "stop",
+                        {c.op("Less", "to_end", {size, c.i64("zero", 0)}), c.i64("end", INT64_MAX),
+                         c.op("Add", "begin_plus_size", {begin, size})},
+                        {{"auto_broadcast", std::string("numpy")}});
+    std::vector<int64_t> axes(static_cast<size_t>(n));
+    for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+    c.set_output(0, c.op("Slice", "", {c.input(0), begin, stop, c.i64s("step", std::vector<int64_t>(axes.size(), 1)),
+                                       c.i64s("axes", axes)}));
+}
+
+// Where(condition): the coordinates of the non-zero elements, [count, rank] int64 in row-major
+// order; NonZero gives them as [rank, count].
+void where(ExtractContext& c) {
+    if (c.input_count() != 1) c.unsupported("Where with x and y (use SelectV2)");
+    OutPort nz = c.op("NonZero", "coordinates", {c.input(0)}, {{"output_type", ElementType::i64}});
+    c.set_output(0, c.op("Transpose", "", {nz, c.i64s("order", {1, 0})}));
+}
+
 }  // namespace
 
 void register_tf_slice_gather(ExtractorRegistry& r) {
     r.add({"tf", "", "StridedSlice", 1, INT64_MAX, [](ExtractContext& c) { tf_family::strided_slice(c, c.input(2)); }});
-    r.add({"tf", "", "Slice", 1, INT64_MAX, tf_family::slice_begin_size});
+    r.add({"tf", "", "Slice", 1, INT64_MAX, slice});
+    r.add({"tf", "", "Where", 1, INT64_MAX, where});
+    r.add({"tf", "", "Range", 1, INT64_MAX, [](ExtractContext& c) {
+               const ElementType t = tf_element_type(c.i("Tidx", mo_tf::DT_INT32), c.where());
+               c.set_output(0, c.op("Range", "", {c.input(0), c.input(1), c.input(2)}, {{"output_type", t}}));
+           }});
     r.add({"tf", "", "Split", 1, INT64_MAX, [](ExtractContext& c) {
                const int64_t n = parts(c, "num_split", c.i("num_split"));
                outputs_of(c, c.add("Split", "", {c.input(1), c.input(0)}, {{"num_splits", n}}), n);

@@ -1,4 +1,4 @@
-// CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between
+// CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, CONV_3D, MAX_POOL_2D, AVERAGE_POOL_2D (NHWC, between
 // Transposes) and FULLY_CONNECTED.
 #include <algorithm>
 
@@ -29,13 +29,15 @@ AttrMap window_attrs(ExtractContext& c, bool with_dilations) {
     return a;
 }
 
-// conv_out (NCHW) + bias (input `bias_input`, [C]), the fused activation, then back to NHWC.
-void finish_conv(ExtractContext& c, OutPort y, size_t bias_input = 2) {
+// conv_out (NCHW) + bias (input `bias_input`, [C]), requantized as TFLite's reference kernels
+// round (input `x_input`, weights input 1), the fused activation, then back to NHWC.
+void finish_conv(ExtractContext& c, OutPort y, size_t bias_input = 2, size_t x_input = 0) {
     if (c.has_input(bias_input)) {
         OutPort bias = c.op("Reshape", "bias", {c.input(bias_input), c.i64s("bias/shape", {1, -1, 1, 1})},
                             {{"special_zero", false}});
         y = c.op("Add", "biased", {y, bias});
     }
+    y = tflite_reference_requantization(c, y, x_input, 1, 1, 4);
     y = tflite_activation(c, y, "activation");
     c.set_output(0, transpose(c, "", y, kToNhwc));
 }
@@ -116,7 +118,29 @@ void transpose_conv(ExtractContext& c) {
     OutPort w = transpose(c, "weights", c.input(1), {3, 0, 1, 2});  // -> [I, O, H, W]
     OutPort y = tf_family::transposed_conv(c, c.input(2), w, {ws[1].get_length(), ws[2].get_length()}, c.input_ints(0),
                                            {c.i("stride_h", 1), c.i("stride_w", 1)}, c.i("padding", 0) == 0);
-    finish_conv(c, y, 3);
+    finish_conv(c, y, 3, 2);
+}
+
+// CONV_3D(x [N, D, H, W, C], filter [kD, kH, kW, C, O] [, bias]): Convolution over NCDHW between
+// Transposes, the filter to [O, C, kD, kH, kW]; SAME pads as same_upper, as in 2-D.
+void conv_3d(ExtractContext& c) {
+    const PartialShape& ws = c.input(1).shape();
+    if (!ws.rank_is_static() || ws.rank() != 5) c.fail("the filter must be 5-D [kD, kH, kW, C, O]", "the model is corrupt; re-export it");
+    if (ExtractContext::rank_of(c.input(0)) != 5) c.fail("the input must be 5-D [N, D, H, W, C]", "the model is corrupt; re-export it");
+    OutPort x = transpose(c, "to_ncdhw", c.input(0), {0, 4, 1, 2, 3});
+    OutPort w = transpose(c, "weights", c.input(1), {4, 3, 0, 1, 2});
+    AttrMap a{{"strides", std::vector<int64_t>{c.i("stride_d", 1), c.i("stride_h", 1), c.i("stride_w", 1)}},
+              {"dilations", std::vector<int64_t>{c.i("dilation_d_factor", 1), c.i("dilation_h_factor", 1), c.i("dilation_w_factor", 1)}},
+              {"pads_begin", std::vector<int64_t>{0, 0, 0}},
+              {"pads_end", std::vector<int64_t>{0, 0, 0}},
+              {"auto_pad", auto_pad(c)}};
+    OutPort y = c.op("Convolution", "conv", {x, w}, a);
+    if (c.has_input(2)) {
+        OutPort bias = c.op("Reshape", "bias", {c.input(2), c.i64s("bias/shape", {1, -1, 1, 1, 1})}, {{"special_zero", false}});
+        y = c.op("Add", "biased", {y, bias});
+    }
+    y = tflite_activation(c, y, "activation");
+    c.set_output(0, transpose(c, "", y, {0, 2, 3, 4, 1}));
 }
 
 // y = x W^T + b; without keep_num_dims the input is flattened to [-1, K] first.
@@ -129,6 +153,7 @@ void fully_connected(ExtractContext& c) {
         x = c.op("Reshape", "flatten", {x, c.i64s("flatten/shape", {-1, ws[1].get_length()})}, {{"special_zero", false}});
     OutPort y = c.op("MatMul", "matmul", {x, c.input(1)}, {{"transpose_a", false}, {"transpose_b", true}});
     if (c.has_input(2)) y = c.op("Add", "biased", {y, c.input(2)});
+    y = tflite_reference_requantization(c, y, 0, 1, 0, 1);  // per output channel: the last axis
     c.set_output(0, tflite_activation(c, y, "activation"));
 }
 
@@ -141,6 +166,7 @@ void register_tflite_conv_pool(ExtractorRegistry& r) {
     r.add({"tflite", "", "AVERAGE_POOL_2D", 1, INT64_MAX, [](ExtractContext& c) { pool_2d(c, false); }});
     r.add({"tflite", "", "FULLY_CONNECTED", 1, INT64_MAX, fully_connected});
     r.add({"tflite", "", "TRANSPOSE_CONV", 1, INT64_MAX, transpose_conv});
+    r.add({"tflite", "", "CONV_3D", 1, INT64_MAX, conv_3d});
 }
 
 }  // namespace mo

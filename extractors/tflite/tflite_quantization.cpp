@@ -8,6 +8,7 @@
 //   QUANTIZE           the real value itself (the FAKE_QUANTIZE of its output quantizes it)
 //   DEQUANTIZE         the real value itself; float16 weights: Convert to f32
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
 
@@ -153,7 +154,66 @@ void dequantize(ExtractContext& c) {
     c.set_output(0, c.input(0));
 }
 
+// The scales of the real values `p` carries when it reads a quantized tensor: the step of a
+// FakeQuantize (an operator's quantized output), or the scales a dequantization multiplies the
+// stored integers by (Convert -> [Subtract] -> Multiply: weights, quantized model inputs); empty
+// for anything else.
+std::vector<double> scales_of(const OutPort& p) {
+    const Node n = p.node();
+    if (n.is("FakeQuantize")) {
+        const Tensor* lo = n.in(1).src().value();
+        const Tensor* hi = n.in(2).src().value();
+        if (!lo || !hi || lo->size() != 1 || hi->size() != 1) return {};
+        return {(hi->to_f64()[0] - lo->to_f64()[0]) / static_cast<double>(n.attr<int64_t>("levels") - 1)};
+    }
+    if (n.is("Multiply") && n.in(0).connected() && n.in(1).connected()) {
+        const Node stored = n.in(0).src().node();
+        if (const Tensor* scale = n.in(1).src().value(); scale && (stored.is("Convert") || stored.is("Subtract")))
+            return scale->to_f64();
+    }
+    return {};
+}
+
+// The right shift of TFLite's requantization multiplier for the real multiplier m: m = f · 2^e,
+// f in [0.5, 1), quantized to 31 bits (a fraction that rounds to 1 moves up an exponent);
+// shift = -e, 0 when m >= 0.5 (QuantizeMultiplier, quantization_util.cc).
+int right_shift(double m) {
+    int e = 0;
+    const double f = std::frexp(m, &e);
+    if (std::llround(f * 2147483648.0) == 2147483648LL) ++e;
+    return std::max(0, -e);
+}
+
 }  // namespace
+
+OutPort tflite_reference_requantization(ExtractContext& c, const OutPort& y, size_t input, size_t weights,
+                                        int64_t channel_axis, int64_t rank) {
+    const auto output = tflite_output_quantization(c, 0);
+    const ElementType stored = c.node().out(0).type();
+    if (!output || (stored != ElementType::i8 && stored != ElementType::u8) || !c.has_input(input) ||
+        !c.has_input(weights))
+        return y;
+    const auto input_scale = scales_of(c.input(input)), weight_scales = scales_of(c.input(weights));
+    if (input_scale.size() != 1 || weight_scales.empty()) return y;
+    // The bias stays f32 under --compress_to_fp16: an f16 bias moves the accumulator by up to
+    // 2^-11 of itself, across the rounding steps below.
+    if (y.node().is("Add")) in_f32(y.node());
+    const double so = output->first;
+    std::vector<double> up, down;
+    for (double sw : weight_scales) {
+        const int shift = right_shift(input_scale[0] * sw / so);
+        up.push_back(std::ldexp(1.0, shift) / so);
+        down.push_back(std::ldexp(1.0, -shift));
+    }
+    const int64_t axis = weight_scales.size() == 1 ? 0 : channel_axis;
+    OutPort t = in_f32(c.add("Multiply", "requantize/shifted", {y, along_axis(c, "requantize/up", up, axis, rank)}));
+    t = c.op("Floor", "requantize/high_mul",
+             {c.op("Add", "requantize/half_up", {t, c.constant("requantize/half", Tensor::scalar<float>(0.5f))})});
+    t = in_f32(c.add("Multiply", "requantize/unshifted", {t, along_axis(c, "requantize/down", down, axis, rank)}));
+    t = c.op("Round", "requantize/rounded", {t}, {{"mode", std::string("half_away_from_zero")}});
+    const OutPort scale = c.constant("requantize/scale", Tensor::scalar<float>(static_cast<float>(so)));
+    return in_f32(c.add("Multiply", "requantize", {t, scale}));
+}
 
 std::optional<std::pair<double, double>> tflite_output_quantization(ExtractContext& c, size_t j) {
     const auto targets = c.node().out(j).targets();

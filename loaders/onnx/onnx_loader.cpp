@@ -59,6 +59,10 @@ Error parse_failure(const std::string& bytes, bool text, const std::string& path
         return Error("the model nests messages more deeply than protobuf parses (100 levels; each If / Loop / Scan "
                      "body nested in another takes 3)",
                      path, "re-export the model with less deeply nested control flow");
+    // A Caffe deploy.prototxt shares the extension.
+    if (text && (bytes.find("layer {") != std::string::npos || bytes.find("layers {") != std::string::npos))
+        return Error("cannot parse the ONNX text-format model: " + detail, path,
+                     "this looks like a Caffe net: pass --framework caffe, or --input_model m.caffemodel --input_proto deploy.prototxt");
     return Error(text ? "cannot parse the ONNX text-format model: " + detail : "cannot parse the ONNX model", path,
                  "check that the file is an ONNX model (binary .onnx or text .prototxt)");
 }
@@ -123,7 +127,9 @@ struct Scope {
 class OnnxGraphBuilder {
 public:
     OnnxGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path, options.external_data_dir) {
+        graph_->max_constant_bytes = options.max_constant_bytes;
+    }
 
     std::unique_ptr<Graph> run() {
         parsed_ = parse_model(path_);
@@ -269,7 +275,6 @@ private:
                             "node '" + node.name() + "' (" + n.op_type() + ") in " + scope_name(s),
                             "fix the model's opset_import");
             fw.opset = opset->second;
-            fw.record = &n;
             fw.attributes = onnx_attributes(n);
             node.set_input_count(static_cast<size_t>(n.input_size()));
             node.set_output_count(static_cast<size_t>(n.output_size()));

@@ -1,7 +1,7 @@
 // Loads an ONNX model file into a graph of FrameworkNodes (one per NodeProto), Parameters for
 // the graph inputs that are not initializers, Constants for initializers, and Results for the
-// graph outputs. Nothing is interpreted yet: each FrameworkNode keeps its NodeProto
-// (node.framework().record holds a `const onnx::NodeProto*`) for its extractor.
+// graph outputs. Nothing is interpreted yet: each FrameworkNode's attributes read its NodeProto
+// (kept alive by the graph) for its extractor.
 #pragma once
 
 #include <memory>

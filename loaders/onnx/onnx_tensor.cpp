@@ -103,7 +103,8 @@ Tensor copy_bytes(const void* data, size_t size, ElementType type, const Shape& 
 
 }  // namespace
 
-OnnxTensorReader::OnnxTensorReader(std::string model_path) : model_path_(std::move(model_path)) {}
+OnnxTensorReader::OnnxTensorReader(std::string model_path, std::string data_dir)
+    : model_path_(std::move(model_path)), data_dir_(std::move(data_dir)) {}
 
 Tensor OnnxTensorReader::read(const onnx::TensorProto& t, const std::string& where,
                               const std::shared_ptr<const MappedFile>& raw_owner, const std::byte* raw,
@@ -155,7 +156,8 @@ Tensor OnnxTensorReader::read_external(const onnx::TensorProto& t, ElementType t
         throw Error("external data path '" + location + "' is absolute", where,
                     "external data must be a relative path inside the model's directory");
     std::error_code ec;
-    fs::path dir = fs::weakly_canonical(fs::absolute(fs::path(model_path_)).parent_path(), ec);
+    fs::path dir = fs::weakly_canonical(
+        data_dir_.empty() ? fs::absolute(fs::path(model_path_)).parent_path() : fs::absolute(fs::path(data_dir_)), ec);
     fs::path file = fs::weakly_canonical(dir / rel, ec);
     auto [d_end, f_it] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
     if (ec || d_end != dir.end() || file == dir)

@@ -17,11 +17,11 @@ namespace mo {
 // types mo cannot represent (string, complex), naming `where`.
 ElementType onnx_element_type(int32_t onnx_type, const std::string& where);
 
-// Reads tensors of one model. External data paths resolve against the model's directory and
-// may not leave it; each external file is mapped once.
+// Reads tensors of one model. External data paths resolve against the model's directory (or
+// `data_dir` when given) and may not leave it; each external file is mapped once.
 class OnnxTensorReader {
 public:
-    explicit OnnxTensorReader(std::string model_path = {});
+    explicit OnnxTensorReader(std::string model_path = {}, std::string data_dir = {});
 
     // `where` names the tensor for errors. When `raw` is given, it holds the tensor's raw_data
     // (lifted out of the message by the loader) inside `raw_owner`'s mapping: the result views it.
@@ -31,7 +31,7 @@ public:
 
 private:
     Tensor read_external(const onnx::TensorProto& t, ElementType type, const Shape& shape, const std::string& where);
-    std::string model_path_;
+    std::string model_path_, data_dir_;
     std::map<std::string, std::shared_ptr<const MappedFile>> external_files_;
 };
 

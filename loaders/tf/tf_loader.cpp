@@ -3,6 +3,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -16,7 +17,9 @@
 #include "loaders/input_overrides.hpp"
 #include "loaders/protobuf_text.hpp"
 #include "loaders/protobuf_wire.hpp"
+#include "loaders/tf/tf1_control_flow.hpp"
 #include "loaders/tf/tf_attributes.hpp"
+#include "loaders/tf/tf_functions.hpp"
 #include "loaders/tf/tf_graph.pb.h"
 #include "loaders/tf/tf_tensor.hpp"
 #include "loaders/tf/tfjs_weights.hpp"
@@ -31,6 +34,12 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// One entry of a TF.js signature: the tensor ("Identity:0") and the key that names it
+// ("output_0"; older exports key by the tensor name and may leave `name` out).
+struct SignatureEntry {
+    std::string tensor, key;
+};
+
 // A parsed model: the GraphDef, where its tensor_content bytes lie in the mapped file, TF.js
 // weights and signature outputs.
 struct TfModel {
@@ -38,7 +47,7 @@ struct TfModel {
     std::shared_ptr<const MappedFile> file;
     std::vector<std::optional<protobuf_wire::ByteRange>> content;  // per node (binary GraphDef only)
     std::map<std::string, Tensor> weights;  // TF.js only
-    std::vector<std::string> outputs;       // TF.js signature outputs ("Identity:0")
+    std::vector<SignatureEntry> inputs, outputs;  // TF.js signature
 };
 
 // Constants' tensor_content stays in the mapped file: the bytes at
@@ -69,16 +78,36 @@ TfModel parse_text(const std::string& path) {
     return m;
 }
 
+// The entries of signature.inputs or .outputs in model.json's order, as TF.js's OperationMapper
+// takes them: keyed by tensor, the first entry of a tensor keeps its place.
+std::vector<SignatureEntry> signature_entries(const nlohmann::ordered_json& signature, const std::string& at,
+                                              const char* key, const std::string& path) {
+    using Kind = nlohmann::ordered_json::value_t;
+    std::vector<SignatureEntry> out;
+    const auto* entries = tfjs_member(signature, at, key, Kind::object, path, false);
+    if (!entries) return out;
+    for (const auto& [name, info] : entries->items()) {
+        const std::string info_at = at + "." + key + "." + name;
+        tfjs_expect(info, Kind::object, info_at, path);
+        const auto* tensor = tfjs_member(info, info_at, "name", Kind::string, path, false);
+        SignatureEntry e{tensor ? tensor->get<std::string>() : name, name};
+        auto same = std::find_if(out.begin(), out.end(), [&](const SignatureEntry& o) { return o.tensor == e.tensor; });
+        if (same == out.end()) out.push_back(std::move(e));
+        else same->key = e.key;
+    }
+    return out;
+}
+
 TfModel parse_tfjs(const std::string& path) {
     TfModel m;
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     try {
         std::ifstream in(path);
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
+        j = nlohmann::ordered_json::parse(in);
+    } catch (const nlohmann::ordered_json::exception& e) {
         throw Error(std::string("model.json is not valid JSON: ") + e.what(), path, "re-export the TF.js model");
     }
-    using Kind = nlohmann::json::value_t;
+    using Kind = nlohmann::ordered_json::value_t;
     if (!j.is_object() || !j.contains("modelTopology") || !j.contains("weightsManifest"))
         throw Error("model.json is not a TF.js graph model (no modelTopology / weightsManifest)", path,
                     "layers models are not supported; convert with tensorflowjs_converter --output_format=tfjs_graph_model");
@@ -90,15 +119,20 @@ TfModel parse_tfjs(const std::string& path) {
         throw Error("model.json's modelTopology is not a GraphDef: " + std::string(status.message()), path,
                     "re-export the TF.js model");
     m.weights = read_tfjs_weights(j["weightsManifest"], fs::path(path).parent_path().string(), path);
-    // The signature's outputs: userDefinedMetadata.signature.outputs, an object keyed by tensor name.
-    const char* at = "userDefinedMetadata";
-    const auto* metadata = tfjs_member(j, "", at, Kind::object, path, false);
-    const auto* signature = metadata ? tfjs_member(*metadata, at, "signature", Kind::object, path, false) : nullptr;
-    const auto* outputs = signature ? tfjs_member(*signature, std::string(at) + ".signature", "outputs", Kind::object,
-                                                  path, false)
-                                    : nullptr;
-    if (outputs)
-        for (const auto& [name, _] : outputs->items()) m.outputs.push_back(name);
+    // The signature (tfjs-converter writes it at the top; userDefinedMetadata.signature, which
+    // older exports use, takes precedence as in TF.js's GraphModel) names the model's inputs and
+    // outputs and orders them.
+    std::string at = "signature";
+    const auto* signature = tfjs_member(j, "", "signature", Kind::object, path, false);
+    if (const auto* metadata = tfjs_member(j, "", "userDefinedMetadata", Kind::object, path, false))
+        if (const auto* s = tfjs_member(*metadata, "userDefinedMetadata", "signature", Kind::object, path, false)) {
+            signature = s;
+            at = "userDefinedMetadata.signature";
+        }
+    if (signature) {
+        m.inputs = signature_entries(*signature, at, "inputs", path);
+        m.outputs = signature_entries(*signature, at, "outputs", path);
+    }
     return m;
 }
 
@@ -121,7 +155,9 @@ std::pair<std::string, size_t> split_input(const std::string& input, const std::
 class TfGraphBuilder {
 public:
     TfGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {
+        graph_->max_constant_bytes = options.max_constant_bytes;
+    }
 
     std::unique_ptr<Graph> run() {
         model_ = ends_with(path_, ".json")    ? parse_tfjs(path_)
@@ -132,11 +168,17 @@ public:
         graph_->source_layout = "NHWC";
         graph_->keep_alive.push_back(model_.graph);
         if (model_.file) graph_->keep_alive.push_back(model_.file);
+        if (has_v1_control_flow(*model_.graph)) {
+            // Lifting moves and copies nodes: the constants' bytes go back into the graph.
+            keep_constants_in_graph();
+            lift_v1_control_flow(*model_.graph, path_);
+        }
         index_nodes();
         check_acyclic();
         add_parameters();
         add_nodes();
         connect_inputs();
+        expand_functions();
         add_results();
         return std::move(graph_);
     }
@@ -162,6 +204,12 @@ private:
                 count = std::max(count, k + 1);
                 consumed_.insert(name);
             }
+        for (const SignatureEntry& e : model_.outputs) {  // an output only the signature reads
+            auto [name, k] = split_input(e.tensor, "the signature of " + path_);
+            if (!by_name_.count(name)) continue;  // reported by add_results
+            auto& count = output_counts_[name];
+            count = std::max(count, k + 1);
+        }
         size_t extra = 0;  // outputs beyond each node's first
         for (const auto& [name, count] : output_counts_) extra += count - 1;
         if (extra > static_cast<size_t>(kMaxTfExtraOutputs))
@@ -201,13 +249,32 @@ private:
         for (int i = 0; i < nodes.size(); ++i)
             if (pending[static_cast<size_t>(i)])
                 throw Error("the graph has a cycle through node '" + nodes[i].name() + "'", path_,
-                            "mo converts frozen graphs without control-flow cycles (v1 while loops are not supported)");
+                            "a cycle is only allowed through a while loop's NextIteration -> Merge (docs/tf.md, Control flow)");
     }
 
     void add_parameters() {
         std::vector<const mo_tf::NodeDef*> placeholders;
+        std::vector<std::string> keys;  // the signature's name of each, if any
+        // A TF.js signature's inputs first, in its order; then any other Placeholder, in graph order.
+        for (const SignatureEntry& e : model_.inputs) {
+            const auto [name, k] = split_input(e.tensor, "the signature of " + path_);
+            auto it = by_name_.find(name);
+            if (it == by_name_.end())
+                throw Error("the signature's input '" + e.tensor + "' is not in the graph", path_, "re-export the model");
+            const auto& n = model_.graph->node(it->second);
+            if (n.op() != "Placeholder" && n.op() != "PlaceholderWithDefault")
+                throw Error("the signature's input '" + e.tensor + "' is a " + n.op() + ", not a Placeholder", path_,
+                            "mo feeds Placeholders only; cut the model there with --input");
+            if (std::find(placeholders.begin(), placeholders.end(), &n) != placeholders.end()) continue;
+            placeholders.push_back(&n);
+            keys.push_back(e.key);
+        }
         for (const auto& n : model_.graph->node())
-            if (n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault") placeholders.push_back(&n);
+            if ((n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault") &&
+                std::find(placeholders.begin(), placeholders.end(), &n) == placeholders.end()) {
+                placeholders.push_back(&n);
+                keys.emplace_back();
+            }
         std::vector<std::string> names;
         std::vector<PartialShape> shapes;
         for (const auto* n : placeholders) {
@@ -224,6 +291,7 @@ private:
                                     {{"shape", AttrValue(shapes[i])}, {"element_type", AttrValue(type)}});
             p.out(0).set_type_and_shape(type, shapes[i]);
             p.out(0).names() = {n.name() + ":0", n.name()};
+            add_name(p.out(0), keys[i]);
             graph_->parameters().push_back(p);
             nodes_[n.name()] = p;
         }
@@ -253,7 +321,7 @@ private:
             if (attr == n.attr().end() || !attr->second.has_tensor())
                 throw Error("the constant has no value (and no TF.js weight of its name)", where(n),
                             "freeze the graph so that variables become constants");
-            value = tf_tensor_value(attr->second.tensor(), where(n));
+            value = tf_tensor_value(attr->second.tensor(), where(n), options_.max_constant_bytes);
         }
         Node c = graph_->add_constant(n.name(), std::move(value));
         return c;
@@ -272,8 +340,7 @@ private:
                 fw.framework = "tf";
                 fw.type = n.op();
                 fw.opset = 1;
-                fw.record = &n;
-                fw.attributes = tf_attributes(n);
+                fw.attributes = tf_attributes(n, options_.max_constant_bytes);
                 size_t inputs = 0;
                 for (const auto& in : n.input()) inputs += !in.empty() && in[0] != '^';
                 node.set_input_count(inputs);
@@ -305,18 +372,65 @@ private:
         }
     }
 
+    void keep_constants_in_graph() {
+        for (size_t i = 0; i < model_.content.size(); ++i)
+            if (const auto& range = model_.content[i]) {
+                auto& tensor = *(*model_.graph->mutable_node(static_cast<int>(i))->mutable_attr())["value"].mutable_tensor();
+                tensor.set_tensor_content(std::string(reinterpret_cast<const char*>(model_.file->data()) + range->offset, range->size));
+            }
+        model_.content.clear();
+    }
+
+    // If / While get their bodies, function calls are inlined (functions of GraphDef.library).
+    void expand_functions() {
+        TfFunctions functions(*model_.graph, path_, model_.weights);
+        for (const auto& n : model_.graph->node())
+            if (TfFunctions::is_functional(n.op()))
+                if (auto outs = functions.expand(*graph_, nodes_.at(n.name()), n, 0)) {
+                    calls_[n.name()] = std::move(*outs);
+                    nodes_.erase(n.name());
+                }
+    }
+
+    // The signature's key of a model input or output ("output_mesh") is one more tensor name of
+    // its port, unless a node or another tensor has that name.
+    void add_name(const OutPort& port, const std::string& key) {
+        if (key.empty() || by_name_.count(key)) return;
+        auto& names = port.names();
+        if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
+    }
+
+    // A TF.js signature's outputs, in its order (an output read by other nodes too stays one);
+    // without a signature, every node whose outputs nothing reads.
     void add_results() {
         std::vector<std::pair<std::string, size_t>> outputs;
-        for (const std::string& o : model_.outputs) outputs.push_back(split_input(o, "the signature of " + path_));
+        std::vector<std::string> keys;
+        for (const SignatureEntry& e : model_.outputs) {
+            outputs.push_back(split_input(e.tensor, "the signature of " + path_));
+            keys.push_back(e.key);
+        }
         if (outputs.empty())
             for (const auto& n : model_.graph->node())
-                if (!consumed_.count(n.name()) && n.op() != "Const" && n.op() != "NoOp" && n.op() != "Placeholder")
+                if (!consumed_.count(n.name()) && n.op() != "Const" && n.op() != "NoOp" && n.op() != "Placeholder") {
                     outputs.emplace_back(n.name(), 0);
+                    keys.emplace_back();
+                }
         if (outputs.empty()) throw Error("the graph has no output: every node's result is read by another", path_);
-        for (const auto& [name, k] : outputs) {
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            const auto& [name, k] = outputs[i];
+            if (auto call = calls_.find(name); call != calls_.end()) {
+                if (k >= call->second.size())
+                    throw Error("the signature's output '" + name + ":" + std::to_string(k) + "' is not in the graph", path_,
+                                "re-export the model");
+                add_name(call->second[k], keys[i]);
+                graph_->results().push_back(graph_->add_op("Result", name + "/sink_port_" + std::to_string(k), {call->second[k]}));
+                continue;
+            }
             auto it = nodes_.find(name);
             if (it == nodes_.end() || k >= it->second.output_count())
-                throw Error("the signature's output '" + name + "' is not in the graph", path_, "re-export the model");
+                throw Error("the signature's output '" + name + ":" + std::to_string(k) + "' is not in the graph", path_,
+                            "re-export the model");
+            add_name(it->second.out(k), keys[i]);
             Node r = graph_->add_op("Result", name + "/sink_port_" + std::to_string(k), {it->second.out(k)});
             graph_->results().push_back(r);
         }
@@ -330,6 +444,7 @@ private:
     std::map<std::string, size_t> output_counts_;
     std::set<std::string> consumed_;
     std::map<std::string, Node> nodes_;
+    std::map<std::string, std::vector<OutPort>> calls_;  // inlined function calls' outputs
 };
 
 // A TF.js graph model's model.json, by content (other JSON files are not claimed).

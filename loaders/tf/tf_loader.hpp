@@ -5,7 +5,8 @@
 // FrameworkNode of framework "tf" and type = the op. Node inputs "name", "name:k" and control
 // inputs "^name" (ignored) are resolved; a missing producer, an index k >= kMaxTfOutputs or a
 // cycle is an error naming the node. Outputs: the TF.js signature's outputs, else every node
-// whose outputs nothing reads (Consts and NoOps aside), in the graph's order.
+// whose outputs nothing reads (Consts and NoOps aside), in the graph's order. A TF.js signature
+// also orders the inputs (its Placeholders first) and adds its keys as tensor names.
 #pragma once
 
 #include <memory>

@@ -11,7 +11,7 @@ namespace mo {
 
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 using Kind = json::value_t;
 
 // The shards named by `paths` (model.json's `at`), concatenated.

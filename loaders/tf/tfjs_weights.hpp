@@ -16,15 +16,19 @@ namespace mo {
 // Checks that the model.json value `v`, at `path` ("weightsManifest[0].paths"), is of `type`
 // (number_unsigned: a non-negative integer; number_float: any number); throws mo::Error naming
 // `where` otherwise.
-void tfjs_expect(const nlohmann::json& v, nlohmann::json::value_t type, const std::string& path, const std::string& where);
+// model.json is read keeping the order of object members: a signature's outputs are the model's
+// outputs in that order, as TF.js reads them.
+void tfjs_expect(const nlohmann::ordered_json& v, nlohmann::ordered_json::value_t type, const std::string& path,
+                 const std::string& where);
 // The member `key` of the object `parent` (at `path`), checked by tfjs_expect; nullptr when it is
 // absent and not `required`.
-const nlohmann::json* tfjs_member(const nlohmann::json& parent, const std::string& path, const char* key,
-                                  nlohmann::json::value_t type, const std::string& where, bool required = true);
+const nlohmann::ordered_json* tfjs_member(const nlohmann::ordered_json& parent, const std::string& path, const char* key,
+                                          nlohmann::ordered_json::value_t type, const std::string& where,
+                                          bool required = true);
 
 // Weight name -> tensor. Throws mo::Error naming the manifest for a missing or short shard, an
 // unknown dtype, or a bad entry.
-std::map<std::string, Tensor> read_tfjs_weights(const nlohmann::json& manifest, const std::string& model_dir,
+std::map<std::string, Tensor> read_tfjs_weights(const nlohmann::ordered_json& manifest, const std::string& model_dir,
                                                 const std::string& where);
 
 }  // namespace mo

@@ -6,7 +6,12 @@
 // views of the mapped file; the subgraph's inputs become Parameters (shape_signature -1 =
 // dynamic), its outputs Results. Tensor names name the ports; an operator takes the name of its
 // first output tensor. A quantized tensor gets a framework node of domain "quantization" that
-// makes its real values (tflite_quantization.hpp).
+// makes its real values (tflite_quantization.hpp). The subgraphs an IF or WHILE names become
+// bodies of its node (built anew for each use); CALL_ONCE's init subgraph is built into the main
+// graph, and resource variables are resolved in operator order: a read gives the value last
+// assigned, and a variable the main subgraph reads before assigning it becomes a READ_VARIABLE
+// node (its state, reading the initial value) and an ASSIGN_VARIABLE node (a sink) of the last
+// value, both with attribute variable_id, for extractors/tflite/tflite_control_flow.cpp.
 #pragma once
 
 #include <memory>

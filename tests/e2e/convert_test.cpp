@@ -207,7 +207,7 @@ TEST(EndToEnd, AFailedConversionRemovesEveryDirectoryItCreated) {
     std::filesystem::create_directories(out.file("kept"));
     std::ofstream(out.file("kept/note.txt")) << "earlier";
     ConversionOptions o;
-    o.input_model = m.save("unknown.onnx");
+    o.input_model = m.save("unknown_fancy_op.onnx");
     o.output_dir = out.file("p1/p2/p3");
     EXPECT_THROW(convert(o), Error);
     // Below a directory that was there: only the levels the conversion made go.

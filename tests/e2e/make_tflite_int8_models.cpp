@@ -149,12 +149,12 @@ void save(const TfliteModelBuilder& m, const fs::path& dir, const std::vector<mo
     std::printf("%s: %zu bytes\n", dir.string().c_str(), bytes.size());
 }
 
-// Per-tensor uint8 weights (zero point 128) of `shape`.
+// Per-tensor uint8 weights (zero point 128) of `shape`, stored values in [lo, hi].
 Weights uint8_weights(TfliteModelBuilder& m, Random& r, const std::string& name, std::vector<int32_t> shape,
-                      float scale) {
+                      float scale, int64_t lo = 1, int64_t hi = 255) {
     size_t n = 1;
     for (int32_t d : shape) n *= static_cast<size_t>(d);
-    const int t = constant(m, name, shape, TensorType::UINT8, integers<uint8_t>(r, n, 1, 255));
+    const int t = constant(m, name, shape, TensorType::UINT8, integers<uint8_t>(r, n, lo, hi));
     m.quantize(t, {scale}, {128});
     return {t, {scale}};
 }
@@ -348,6 +348,37 @@ void dequantize_weights(const fs::path& dir) {
     save(m, dir, {uniform_input(data, {1, 5, 5, 2}, -1, 1)});
 }
 
+// uint8 in and out, the form of Coral's quantized SSD MobileNet v2 (its first inverted residual
+// block, scaled down): CONV_2D 3x3 (RELU6) -> DEPTHWISE_CONV_2D 3x3 (RELU6) -> CONV_2D 1x1. Each
+// multiplier input scale · weight scale / output scale is about 0.2 (a right shift of 2, as in
+// the SSD's first depthwise convolution), where TFLite's reference requantization rounds twice
+// (MultiplyByQuantizedMultiplier) and XNNPACK once. All three tensors are outputs.
+void uint8_requantize(const fs::path& dir) {
+    Random r(6);
+    TfliteModelBuilder m;
+    const float sx = 1.0f / 128, s6 = 6.0f / 255, sp = 0.25f;
+    const int x = m.input("image", {1, 10, 10, 3}, TensorType::UINT8);
+    m.quantize(x, {sx}, {128});
+    const Weights w1 = uint8_weights(m, r, "expand/weights", {8, 3, 3, 3}, 0.6f, 126, 130);
+    const int c1 = activation(m, "expand", {1, 10, 10, 8}, TensorType::UINT8, s6, 0);
+    m.op(BuiltinOperator::CONV_2D, {x, w1.tensor, bias(m, r, "expand/bias", sx, w1, 8, 1.5)}, {c1},
+         conv(ActivationFunctionType::RELU6));
+    const Weights w2 = uint8_weights(m, r, "depthwise/weights", {1, 3, 3, 8}, 0.2f, 125, 131);
+    const int c2 = activation(m, "depthwise", {1, 10, 10, 8}, TensorType::UINT8, s6, 0);
+    m.op(BuiltinOperator::DEPTHWISE_CONV_2D, {c1, w2.tensor, bias(m, r, "depthwise/bias", s6, w2, 8, 1.5)}, {c2},
+         depthwise(ActivationFunctionType::RELU6));
+    const Weights w3 = uint8_weights(m, r, "project/weights", {4, 1, 1, 8}, 2.1f, 127, 129);
+    const int c3 = activation(m, "project", {1, 10, 10, 4}, TensorType::UINT8, sp, 128);
+    m.op(BuiltinOperator::CONV_2D, {c2, w3.tensor, bias(m, r, "project/bias", s6, w3, 4, 3.0)}, {c3},
+         conv(ActivationFunctionType::NONE));
+    if (!g_all_outputs)
+        for (int t : {c1, c2, c3}) m.output(t);
+    Random data(600);
+    std::vector<uint8_t> image(10 * 10 * 3);
+    for (uint8_t& v : image) v = static_cast<uint8_t>(data.integer(0, 255));
+    save(m, dir, {mo::Tensor::from_vector<uint8_t>(image, {1, 10, 10, 3})});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -362,5 +393,6 @@ int main(int argc, char** argv) {
     int16x8(out / "int16x8");
     int8_io(out / "int8_io");
     dequantize_weights(out / "dequantize_weights");
+    uint8_requantize(out / "uint8_requantize");
     return 0;
 }

@@ -74,6 +74,56 @@ TEST(QuantizedWeights, IntegerMatMulKeepsItsWeightsEightBit) {
     EXPECT_EQ(y.to_i64(), (std::vector<int64_t>{12, 23}));
 }
 
+// An If branch reading 8-bit weights and a zero point of the outer graph (ONNX Runtime's
+// quantize_dynamic with EnableSubgraph writes merged decoders so): the weights stay 8-bit in the
+// IR's bodies, and each branch computes its MatMulInteger. W1 = [[1, 2], [3, 4]], W2 = [[0, 1],
+// [1, 0]] (i8, zp 0), x = [5, 6] (u8, zp 2 of the outer graph): [3, 4] W1 = [15, 22],
+// [3, 4] W2 = [4, 3].
+TEST(QuantizedWeights, IfBranchesKeepTheOuterGraphsWeightsEightBit) {
+    test::OnnxModelBuilder m(13);
+    m.input("x", {1, 2}, onnx::TensorProto::UINT8);
+    m.input("cond", {1}, onnx::TensorProto::BOOL);
+    m.initializer(test::i8s("w1", {1, 2, 3, 4}, {2, 2}));
+    m.initializer(test::i8s("w2", {0, 1, 1, 0}, {2, 2}));
+    m.initializer(test::i8s("w_zp", {0}, {}));
+    m.initializer(test::u8s("x_zp_init", {2}, {}));
+    m.node("Identity", {"x_zp_init"}, {"x_zp"});  // a computed outer value, as DynamicQuantizeLinear's
+    onnx::NodeProto& n = m.node("If", {"cond"}, {"y"});
+    auto branch = [](const std::string& name, const std::string& w) {
+        onnx::GraphProto g;
+        g.set_name(name);
+        onnx::NodeProto* mm = g.add_node();
+        mm->set_op_type("MatMulInteger");
+        for (const char* in : {"x", "", "x_zp", "w_zp"}) mm->add_input(in);
+        mm->set_input(1, w);
+        mm->add_output(name + "_y");
+        onnx::ValueInfoProto* out = g.add_output();
+        out->set_name(name + "_y");
+        out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT32);
+        return g;
+    };
+    for (const auto& [attr, w] : {std::pair<const char*, const char*>{"then_branch", "w1"}, {"else_branch", "w2"}}) {
+        onnx::AttributeProto* a = n.add_attribute();
+        a->set_name(attr);
+        a->set_type(onnx::AttributeProto::GRAPH);
+        *a->mutable_g() = branch(attr, w);
+    }
+    m.output("y", onnx::TensorProto::INT32);
+    test::ScratchDir out{"quantized_if"};
+    ConversionOptions o;
+    o.input_model = m.save("if_matmul_integer.onnx");
+    o.output_dir = out.path().string();
+    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    size_t i8_weights = 0;
+    for (const Node& node : ir->nodes())
+        for (const Body& b : node.bodies()) i8_weights += test::compressed_constants(*b.graph, {ElementType::i8}).size();
+    EXPECT_EQ(i8_weights, 2u);
+    for (const auto& [cond, want] : {std::pair<bool, std::vector<int64_t>>{true, {15, 22}}, {false, {4, 3}}}) {
+        auto y = evaluate(*ir, {Tensor::from_vector<uint8_t>({5, 6}, {1, 2}), test::boolean({cond}, {1})}).at(0);
+        EXPECT_EQ(y.to_i64(), want) << cond;
+    }
+}
+
 // 4-bit weights of opset 21 (INT4 / UINT4 initializers, packed two a byte) behind DequantizeLinear
 // -> MatMul, blocked along K or per output channel (scripts/make_int4_qdq_models.py), against
 // ONNX Runtime's outputs (the graph as written: its default DequantizeLinear + MatMul fusion

@@ -34,4 +34,19 @@ printf '%s\n' "$listing" | grep -qxF "$(printf 'ExampleScaledTanhToTanh\tmiddle\
 grep -q '<layer id="[0-9]*" name="scaled_tanh" type="ScaledTanh" version="example_opset"' "$tmp/out/scaled_tanh.xml" ||
   { echo "FAIL: no ScaledTanh extension layer in the IR"; grep '<layer' "$tmp/out/scaled_tanh.xml"; exit 1; }
 "$prefix/bin/mo-run" "$tmp/out/scaled_tanh.xml" --inputs "$example/x.npy" --reference "$example/y.npy"
+
+# The Python module (when built): installed where Debian's python3 looks under the prefix
+# (sysconfig's platlib), importable from there with its libmo and plugin directory.
+if [ -f "$build/python/mo/__init__.py" ]; then
+  platlib=$(/usr/bin/python3 -c "import os, sysconfig; print(os.path.relpath(sysconfig.get_path('platlib'), sysconfig.get_path('data')))")
+  [ -f "$prefix/$platlib/mo/__init__.py" ] || { echo "FAIL: no mo package in $prefix/$platlib"; exit 1; }
+  (cd "$tmp" && PYTHONPATH="$prefix/$platlib" /usr/bin/python3 -c "
+import sys, mo
+assert mo.__file__.startswith('$prefix'), mo.__file__
+m = mo.convert_model('$example/scaled_tanh.prototxt', compress_to_fp16=False)
+m.save('$tmp/py/scaled_tanh.xml')
+")
+  cmp "$tmp/py/scaled_tanh.xml" "$tmp/out/scaled_tanh.xml" ||
+    { echo "FAIL: the installed Python module and mo wrote different IRs"; exit 1; }
+fi
 echo "install test passed"

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -177,7 +178,8 @@ TEST(TfLoader, FrozenGraphComputesWhatTensorFlowDoes) {
     int transposes = 0;
     EXPECT_EQ(run(path, 0, &transposes), std::vector<double>{4.25});
     EXPECT_EQ(run(path, 1), std::vector<double>{9});
-    EXPECT_EQ(transposes, 3);  // after the input, before each 4-D output
+    // After the input and before each 4-D output: with one channel, Reshapes (the element order is kept).
+    EXPECT_EQ(transposes, 0);
     // The same graph as text.
     std::string text;
     google::protobuf::TextFormat::PrintToString(small_graph(), &text);
@@ -584,6 +586,254 @@ TEST(TfLoader, BrokenGraphsAreClearErrors) {
     const std::string cut = (scratch() / "cut.pb").string();
     std::ofstream(cut, std::ios::binary) << whole.substr(0, whole.size() * 2 / 3);
     test::expect_error([&] { run(cut, 0); }, {"cut.pb"});
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// TensorFlow's remapper fuses an inference batch norm into _FusedConv2D (fused_ops
+// [FusedBatchNorm], args scale, offset, mean, variance, attr epsilon): (y - mean) * scale /
+// sqrt(variance + epsilon) + offset, worked by hand below. TF.js refuses this form.
+TEST(TfLoader, FusedConv2DTakesAFusedBatchNorm) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {1, 1, 1, 2});
+    constant(g, "w", mo_tf::DT_FLOAT, {1, 1, 2, 2}, {1.f, 0.f, 0.f, 1.f});  // identity filter
+    constant(g, "scale", mo_tf::DT_FLOAT, {2}, {2.f, 0.5f});
+    constant(g, "offset", mo_tf::DT_FLOAT, {2}, {1.f, -1.f});
+    constant(g, "mean", mo_tf::DT_FLOAT, {2}, {0.5f, 1.f});
+    constant(g, "variance", mo_tf::DT_FLOAT, {2}, {3.f, 0.25f});
+    auto& conv = node(g, "conv", "_FusedConv2D", {"x", "w", "scale", "offset", "mean", "variance"});
+    set_s(conv, "padding", "VALID");
+    set_ints(conv, "strides", {1, 1, 1, 1});
+    (*conv.mutable_attr())["fused_ops"].mutable_list()->add_s("FusedBatchNorm");
+    (*conv.mutable_attr())["num_args"].set_i(4);
+    (*conv.mutable_attr())["epsilon"].set_f(1.f);
+    auto out = convert_and_evaluate(g, "fused_bn.pb", {Tensor::from_vector<float>({1.f, -3.f}, {1, 1, 1, 2})});
+    // channel 0: (1 - 0.5) * 2 / sqrt(3 + 1) + 1 = 1.5; channel 1: (-3 - 1) * 0.5 / sqrt(1.25) - 1
+    const auto got = out.at(0).to_f64();
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_NEAR(got[0], 1.5, 1e-6);
+    EXPECT_NEAR(got[1], -4 * 0.5 / std::sqrt(1.25) - 1, 1e-6);
+
+    // Grappler's [BiasAdd, Add, Relu]: the bias, then a tensor of the output's (NHWC) shape, by hand.
+    mo_tf::GraphDef residual;
+    placeholder(residual, "x", {1, 1, 2, 2});
+    constant(residual, "w", mo_tf::DT_FLOAT, {1, 1, 2, 2}, {1.f, 0.f, 0.f, 1.f});
+    constant(residual, "bias", mo_tf::DT_FLOAT, {2}, {0.5f, 0.5f});
+    placeholder(residual, "side", {1, 1, 2, 2});
+    auto& fused = node(residual, "conv", "_FusedConv2D", {"x", "w", "bias", "side"});
+    set_s(fused, "padding", "VALID");
+    set_ints(fused, "strides", {1, 1, 1, 1});
+    for (const char* op : {"BiasAdd", "Add", "Relu"}) (*fused.mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+    (*fused.mutable_attr())["num_args"].set_i(2);
+    auto sum = convert_and_evaluate(residual, "fused_add.pb",
+                                    {Tensor::from_vector<float>({1.f, -3.f, 2.f, 0.5f}, {1, 1, 2, 2}),
+                                     Tensor::from_vector<float>({1.f, 1.f, -4.f, 0.f}, {1, 1, 2, 2})});
+    EXPECT_EQ(sum.at(0).to_f64(), (std::vector<double>{2.5, 0, 0, 1}));  // relu(x + 0.5 + side)
+
+    // num_args must count the arguments the fused ops take.
+    (*conv.mutable_attr())["num_args"].set_i(3);
+    test::expect_error([&] { convert_and_evaluate(g, "fused_bn_bad.pb", {}); },
+                       {"node 'conv'", "num_args is 3 but fused_ops [FusedBatchNorm] take 4 argument(s)"});
+}
+
+// TF.js's signature: userDefinedMetadata.signature (older exports) wins over the top-level one,
+// an entry's `name` is the tensor, and a signature input must be a Placeholder.
+TEST(TfLoader, TfjsSignatureNamesTheTensorsAndOrdersThem) {
+    std::string topology;
+    google::protobuf::util::MessageToJsonString(small_graph(), &topology);
+    const fs::path dir = scratch() / "tfjs_signature";
+    fs::create_directories(dir);
+    using json = nlohmann::ordered_json;
+    auto model = [&](json signature, json metadata = nullptr) {
+        json j{{"format", "graph-model"}, {"modelTopology", json::parse(topology)}, {"weightsManifest", json::array()},
+               {"signature", std::move(signature)}};
+        if (!metadata.is_null()) j["userDefinedMetadata"] = std::move(metadata);
+        std::ofstream(dir / "model.json") << j.dump();
+        return (dir / "model.json").string();
+    };
+    const json max_first{{"outputs", {{"pooled", {{"name", "max:0"}}}, {"averaged", {{"name", "mean:0"}}}}}};
+    const json mean_only{{"outputs", {{"averaged", {{"name", "mean:0"}}}}}};
+    // Outputs in the signature's order (not the graph's), keyed by another name than the tensor's.
+    EXPECT_EQ(run(model(max_first), 0), std::vector<double>{9});
+    EXPECT_EQ(run(model(max_first), 1), std::vector<double>{4.25});
+    // userDefinedMetadata.signature takes precedence.
+    EXPECT_EQ(run(model(max_first, {{"signature", mean_only}}), 0), std::vector<double>{4.25});
+    test::expect_error([&] { run(model({{"inputs", {{"w_in", {{"name", "w:0"}}}}}}), 0); },
+                       {"the signature's input 'w:0' is a Const, not a Placeholder"});
+    test::expect_error([&] { run(model({{"outputs", {{"o", {{"name", "nothing:0"}}}}}}), 0); },
+                       {"the signature's output 'nothing:0' is not in the graph"});
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// Control flow that does not have the forms TensorFlow writes is an error naming the node.
+TEST(TfLoader, MalformedControlFlowIsAClearError) {
+    mo_tf::GraphDef missing = small_graph();
+    node(missing, "pred", "Greater", {"b", "b"});
+    auto& n = node(missing, "if", "StatelessIf", {"pred", "x"});
+    (*n.mutable_attr())["then_branch"].mutable_func()->set_name("nope");
+    (*n.mutable_attr())["else_branch"].mutable_func()->set_name("nope");
+    test::expect_error([&] { convert_and_evaluate(missing, "if_missing.pb", {}); },
+                       {"function 'nope' is not in the graph's library", "node 'if' (StatelessIf)"});
+
+    mo_tf::GraphDef lone = small_graph();
+    node(lone, "merge", "Merge", {"relu", "max"});
+    test::expect_error([&] { convert_and_evaluate(lone, "lone_merge.pb", {}); },
+                       {"the Merge node 'merge' is part of no while loop or conditional mo recognises"});
+
+    // A loop variable's Enter feeding its Merge, but no NextIteration closing the loop.
+    mo_tf::GraphDef open_loop = small_graph();
+    auto& enter = node(open_loop, "enter", "Enter", {"x"});
+    (*enter.mutable_attr())["frame_name"].set_s("loop");
+    node(open_loop, "merge", "Merge", {"enter", "relu"});
+    test::expect_error([&] { convert_and_evaluate(open_loop, "open_loop.pb", {}); },
+                       {"node 'merge' (Merge)", "is not fed by a NextIteration or feeds no single Switch"});
+
+    // A branch whose value flows on without a Merge (TensorFlow's dead tensors): refused, not cut.
+    mo_tf::GraphDef dead = small_graph();
+    node(dead, "pred", "Greater", {"b", "b"});
+    node(dead, "switch", "Switch", {"relu", "pred"});
+    node(dead, "taken", "Neg", {"switch:1"});
+    node(dead, "after", "AddV2", {"taken", "max"});
+    test::expect_error([&] { convert_and_evaluate(dead, "dead_branch.pb", {}); },
+                       {"'after' inside the conditional on 'pred' is an output of the graph without passing an Exit or Merge"});
+
+    // A function calling itself.
+    mo_tf::GraphDef recursive = small_graph();
+    auto* f = recursive.mutable_library()->add_function();
+    f->mutable_signature()->set_name("f");
+    f->mutable_signature()->add_input_arg()->set_name("a");
+    f->mutable_signature()->add_output_arg()->set_name("out");
+    auto* call = f->add_node_def();
+    call->set_name("again");
+    call->set_op("PartitionedCall");
+    call->add_input("a");
+    (*call->mutable_attr())["f"].mutable_func()->set_name("f");
+    (*f->mutable_ret())["out"] = "again:output:0";
+    auto& top = node(recursive, "call", "PartitionedCall", {"x"});
+    (*top.mutable_attr())["f"].mutable_func()->set_name("f");
+    test::expect_error([&] { convert_and_evaluate(recursive, "recursive.pb", {}); },
+                       {"functions are nested more than 64 levels deep"});
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// Slice's begin computed at run time (from a shape), size -1 to the end of the axis:
+// x [3, 4] = 0..11, begin = shape - [2, 3] = [1, 1], size [-1, 2] -> x[1:, 1:3], by hand.
+TEST(TfLoader, SliceTakesABeginComputedAtRunTime) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {-1, 4});
+    node(g, "shape", "Shape", {"x"});
+    constant(g, "back", mo_tf::DT_INT32, {2}, {}, {2, 3});
+    node(g, "begin", "Sub", {"shape", "back"});
+    constant(g, "size", mo_tf::DT_INT32, {2}, {}, {-1, 2});
+    node(g, "slice", "Slice", {"x", "begin", "size"});
+    std::vector<float> x(12);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    auto out = convert_and_evaluate(g, "slice_dynamic.pb", {Tensor::from_vector<float>(x, {3, 4})});
+    EXPECT_EQ(out.at(0).shape(), (Shape{2, 2}));
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{5, 6, 9, 10}));
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// What detection post-processing (TF Object Detection API exports, TF.js's handtrack) uses, worked
+// by hand: Where's coordinates [count, rank] in row-major order, Range, Reciprocal, and a Pad whose
+// paddings are computed at run time.
+TEST(TfLoader, WhereRangeReciprocalAndARunTimePad) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {-1, 3});
+    node(g, "where", "Where", {"x"});
+    constant(g, "start", mo_tf::DT_INT32, {}, {}, {2});
+    constant(g, "limit", mo_tf::DT_INT32, {}, {}, {9});
+    constant(g, "delta", mo_tf::DT_INT32, {}, {}, {3});
+    auto& range = node(g, "range", "Range", {"start", "limit", "delta"});
+    (*range.mutable_attr())["Tidx"].set_type(mo_tf::DT_INT32);
+    node(g, "reciprocal", "Reciprocal", {"x"});
+    // paddings [[0, rows], [1, 0]]: rows = the number of rows of x, known only at run time.
+    node(g, "shape", "Shape", {"x"});
+    constant(g, "zero", mo_tf::DT_INT32, {1}, {}, {0});
+    constant(g, "one", mo_tf::DT_INT32, {1}, {}, {1});
+    auto& rows = node(g, "rows", "StridedSlice", {"shape", "zero", "one", "one"});
+    (*rows.mutable_attr())["shrink_axis_mask"].set_i(1);
+    constant(g, "z", mo_tf::DT_INT32, {}, {}, {0});
+    constant(g, "o", mo_tf::DT_INT32, {}, {}, {1});
+    auto& first = node(g, "first", "Pack", {"z", "rows"});
+    (*first.mutable_attr())["N"].set_i(2);
+    auto& second = node(g, "second", "Pack", {"o", "z"});
+    (*second.mutable_attr())["N"].set_i(2);
+    auto& paddings = node(g, "paddings", "Pack", {"first", "second"});
+    (*paddings.mutable_attr())["N"].set_i(2);
+    node(g, "pad", "Pad", {"x", "paddings"});
+    auto out = convert_and_evaluate(g, "where_range.pb", {Tensor::from_vector<float>({0, 2, 0, -4, 0, 0.5f}, {2, 3})});
+    EXPECT_EQ(out.at(0).shape(), (Shape{3, 2}));
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{0, 1, 1, 0, 1, 2}));
+    EXPECT_EQ(out.at(1).to_f64(), (std::vector<double>{2, 5, 8}));
+    const auto r = out.at(2).to_f64();
+    EXPECT_EQ(r[1], 0.5);
+    EXPECT_EQ(r[5], 2);
+    EXPECT_TRUE(std::isinf(r[0]));
+    EXPECT_EQ(out.at(3).shape(), (Shape{4, 4}));
+    EXPECT_EQ(out.at(3).to_f64(), (std::vector<double>{0, 0, 2, 0, 0, -4, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace mo
+
+namespace mo {
+namespace {
+
+// A call TensorFlow 2 leaves in a frozen graph (StatefulPartitionedCall, attr f) is inlined: the
+// function's nodes, reading "node:output_arg:index", take the call's place and its outputs'
+// consumers; a signature-less GraphDef's output is then the function's value (by hand: 2x + 1).
+TEST(TfLoader, FunctionCallsAreInlined) {
+    mo_tf::GraphDef g;
+    placeholder(g, "x", {3});
+    auto* f = g.mutable_library()->add_function();
+    f->mutable_signature()->set_name("scale_and_shift");
+    f->mutable_signature()->add_input_arg()->set_name("a");
+    f->mutable_signature()->add_output_arg()->set_name("identity");
+    auto add_node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs) -> mo_tf::NodeDef& {
+        auto* n = f->add_node_def();
+        n->set_name(name);
+        n->set_op(op);
+        for (auto& in : inputs) n->add_input(in);
+        return *n;
+    };
+    auto constant_in_function = [&](const std::string& name, float v) {
+        auto& c = add_node(name, "Const", {});
+        auto* t = (*c.mutable_attr())["value"].mutable_tensor();
+        t->set_dtype(mo_tf::DT_FLOAT);
+        t->add_float_val(v);
+        (*c.mutable_attr())["dtype"].set_type(mo_tf::DT_FLOAT);
+    };
+    constant_in_function("two", 2.f);
+    constant_in_function("one", 1.f);
+    add_node("mul", "Mul", {"a", "two:output:0"});
+    add_node("add", "AddV2", {"mul:z:0", "one:output:0"});
+    add_node("Identity", "Identity", {"add:z:0"});
+    (*f->mutable_ret())["identity"] = "Identity:output:0";
+    auto& call = node(g, "call", "StatefulPartitionedCall", {"x"});
+    (*call.mutable_attr())["f"].mutable_func()->set_name("scale_and_shift");
+    node(g, "out", "Identity", {"call"});
+    auto out = convert_and_evaluate(g, "call.pb", {Tensor::from_vector<float>({0.f, 1.f, -2.f}, {3})});
+    EXPECT_EQ(out.at(0).to_f64(), (std::vector<double>{1, 3, -3}));
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ public:
     // A tensor without data (an operator's output); returns its index.
     int tensor(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
     int input(const std::string& name, std::vector<int32_t> shape, tflite::TensorType type = tflite::TensorType::FLOAT32);
+    // A variable tensor without data (an LSTM's state: TFLite starts it at zero).
+    int variable(const std::string& name, std::vector<int32_t> shape);
     int constant(const std::string& name, std::vector<int32_t> shape, const std::vector<float>& values);
     int constant_i32(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& values);
     // A constant of any type from its raw little-endian bytes.
@@ -43,10 +45,17 @@ public:
                         std::vector<int32_t> traversal_order, std::vector<int32_t> block_map, std::vector<SparseDim> dims);
     void op(tflite::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
             TfliteOptions options = {});
-    void custom_op(const std::string& custom_code, std::vector<int32_t> inputs, std::vector<int32_t> outputs);
-    void output(int tensor) { outputs_.push_back(tensor); }
+    // A CUSTOM operator; `custom_options` are its raw option bytes (often a flexbuffer map).
+    void custom_op(const std::string& custom_code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                   std::vector<uint8_t> custom_options = {});
+    void output(int tensor) { cur().outputs.push_back(tensor); }
+    // Subgraphs (IF's branches, WHILE's cond and body, CALL_ONCE's init): the builder starts in
+    // subgraph 0, the main one; subgraph() adds one and makes it current, use() makes another
+    // current. Tensors, operators, inputs and outputs go to the current subgraph.
+    int subgraph(const std::string& name);
+    void use(int subgraph) { current_ = static_cast<size_t>(subgraph); }
     // Overrides of what the builder would write, to make broken files.
-    void set_tensor_buffer(int tensor, uint32_t buffer) { tensors_.at(static_cast<size_t>(tensor)).buffer = buffer; }
+    void set_tensor_buffer(int tensor, uint32_t buffer) { cur().tensors.at(static_cast<size_t>(tensor)).buffer = buffer; }
 
     std::vector<uint8_t> bytes() const;
     // Writes the model to a file under the test's temporary directory; returns its path.
@@ -65,19 +74,27 @@ private:
         std::vector<float> scale;
         std::vector<int64_t> zero_point;
         int32_t quantized_dimension = 0;
+        bool is_variable = false;
     };
     struct OpDef {
         int32_t builtin;
         std::string custom_code;
         std::vector<int32_t> inputs, outputs;
         TfliteOptions options;
+        std::vector<uint8_t> custom_options;
+    };
+    struct SubgraphDef {
+        std::string name;
+        std::vector<TensorDef> tensors;
+        std::vector<OpDef> ops;
+        std::vector<int32_t> inputs, outputs;
     };
     int add_buffer(const void* data, size_t size);
+    SubgraphDef& cur() { return subgraphs_.at(current_); }
 
-    std::vector<TensorDef> tensors_;
     std::vector<std::vector<uint8_t>> buffers_{{}};  // buffer 0: the empty sentinel
-    std::vector<OpDef> ops_;
-    std::vector<int32_t> inputs_, outputs_;
+    std::vector<SubgraphDef> subgraphs_{SubgraphDef{"main", {}, {}, {}, {}}};
+    size_t current_ = 0;
 };
 
 }  // namespace mo::test

@@ -119,5 +119,31 @@ TEST(TransformRegistry, ErrorsCarryTheTransformationId) {
     }
 }
 
+// run_all(graph, ctx, from): what a held model runs when it saves (tools/held_model.hpp). The
+// transformations ordered before `from` are skipped; shape inference counts as done when it is
+// among them, so a change after `from` re-runs it.
+TEST(TransformRegistry, RunFromSkipsWhatComesBeforeAndReinfersAfterChanges) {
+    struct Changing : Probe {
+        using Probe::Probe;
+        bool run(Graph& g, const TransformContext& ctx) override {
+            Probe::run(g, ctx);
+            return true;
+        }
+    };
+    std::vector<std::string> log;
+    TransformRegistry r;
+    r.add(std::make_unique<Probe>(kPartialInferenceId, Phase::Middle, std::vector<std::string>{}, std::vector<std::string>{}, &log));
+    r.add(std::make_unique<Probe>("a_back", Phase::Back, std::vector<std::string>{}, std::vector<std::string>{}, &log));
+    r.add(std::make_unique<Changing>("b_back", Phase::Back, std::vector<std::string>{}, std::vector<std::string>{}, &log));
+    r.add(std::make_unique<Probe>("c_back", Phase::Back, std::vector<std::string>{}, std::vector<std::string>{}, &log));
+    test::GraphBuilder b;
+    ConversionOptions opts;
+    r.run_all(b.graph(), TransformContext{opts}, "b_back");
+    EXPECT_EQ(log, (std::vector<std::string>{"b_back", kPartialInferenceId, "c_back"}));
+    log.clear();
+    r.run_all(b.graph(), TransformContext{opts});
+    EXPECT_EQ(log, (std::vector<std::string>{kPartialInferenceId, "a_back", "b_back", kPartialInferenceId, "c_back"}));
+}
+
 }  // namespace
 }  // namespace mo

@@ -24,16 +24,16 @@ std::vector<std::string> order_of(const TransformRegistry& r) {
 TEST(BuiltinTransforms, CountAndDeterministicOrder) {
     TransformRegistry r;
     register_builtin_transforms(r);
-    EXPECT_EQ(r.size(), 6u + 34u);  // anchors + built-ins
+    EXPECT_EQ(r.size(), 6u + 38u);  // anchors + built-ins
     const std::vector<std::string> expected{
         "FrontStart", "InputPreprocessing", "OutputCut", "ReplaceSubgraphWithOp", "FrontFinish", "PartialInference",
-        "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
+        "StackedCopiesToInterpolate", "LayoutChange", "TorchvisionSSDPostprocessing", "MiddleStart", "ConstantsIntoBodies", "FoldConstantIf",
         "FuseBatchNormIntoConvolution", "BatchNormToBatchNormInference",
         "GeluFusion", "HSwishFusion", "HSigmoidFusion", "LayerNormToMVN", "PadFusion", "QuantizeDequantizeToFakeQuantize",
-        "SoftPlusFusion", "MishFusion",
-        "SoftmaxFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "UnrollLoop", "MiddleFinish",
+        "RotateHalfForRoPEFusion", "SoftPlusFusion", "MishFusion",
+        "SoftmaxFusion", "ScaledDotProductAttentionFusion", "SwishFusion", "ConstantChainMerge", "ConvolutionMultiplyFusion", "UnrollLoop", "MiddleFinish",
         "ReportUnsupportedOps", "BackStart", "ClipToClamp", "FlattenToReshape", "GemmToMatMul", "NormalizeAxes",
-        "ReplaceFoldedWithConstants", "MoveLayoutIntoCompressedWeights", "RemoveDeadNodes", "MakeStateful", "CompressFloatConstantsToF16", "CheckOnlyOpsetOps",
+        "ReplaceFoldedWithConstants", "MoveLayoutIntoCompressedWeights", "RemoveDeadNodes", "KeepPastForEmptyPresents", "MakeStateful", "CompressFloatConstantsToF16", "CheckOnlyOpsetOps",
         "BackFinish"};
     EXPECT_EQ(order_of(r), expected);
     TransformRegistry again;
@@ -142,6 +142,18 @@ TEST(MakeStateful, PairsSharingAnInputOrAnOutputAreRefusedBeforeAnythingChanges)
                     "both use the output 'present.0.key'"});
     options.stateful_pairs = {{"x", "y"}, {"x", "present.0.key"}};
     expect_refused({"the pairs 'x':'y' and 'x':'present.0.key'", "both use the input 'x'"});
+    // A model that has its own beam_idx.
+    options.stateful_pairs = {{"past_key_values.0.key", "present.0.key"}};
+    {
+        TestGraph t;
+        build_two_caches_one_present(t);
+        t.input(ElementType::i32, PartialShape{1}, "beam_idx");
+        test::infer(t.graph());
+        const std::string before = test::dump(t.graph());
+        MakeStateful pass;
+        test::expect_error([&] { test::run_pass(pass, t.graph(), options); }, {"already has an input named 'beam_idx'"});
+        EXPECT_EQ(test::dump(t.graph()), before);
+    }
 
     // Distinct pairs still become variables.
     options.stateful_pairs = {{"past_key_values.0.key", "present.0.key"}};
@@ -149,7 +161,8 @@ TEST(MakeStateful, PairsSharingAnInputOrAnOutputAreRefusedBeforeAnythingChanges)
     build_two_caches_one_present(t);
     MakeStateful pass;
     EXPECT_TRUE(test::run_pass(pass, t.graph(), options));
-    EXPECT_EQ(t->parameters().size(), 2u);
+    EXPECT_EQ(t->parameters().size(), 3u);  // past.0.key, x, beam_idx
+    EXPECT_EQ(t->parameters().back().name(), "beam_idx");
     EXPECT_EQ(t->sinks().size(), 1u);
 }
 

@@ -35,7 +35,7 @@ std::vector<std::pair<Node, Node>> pairs_by_convention(const Graph& graph) {
     return pairs;
 }
 
-std::vector<std::pair<Node, Node>> pairs_by_name(const Graph& graph, const ConversionOptions& options) {
+std::vector<std::pair<Node, Node>> pairs_by_name(const Graph& graph, const TransformOptions& options) {
     std::vector<std::pair<Node, Node>> pairs;
     for (const auto& [param, result] : options.stateful_pairs) {
         Node p = find_named(graph.parameters(), param);
@@ -69,21 +69,50 @@ void check_distinct(const std::vector<std::pair<Node, Node>>& pairs, const Graph
         }
 }
 
-// The batch size of this call: dim 0 of a model input other than the state's whose dim 0 is
-// dynamic (input_ids in an LLM), as a 1-element i64 tensor; nothing when there is none.
-std::optional<OutPort> batch_dimension(Graph& graph, const std::vector<Node>& state_params) {
+// The input that carries the batch: input_ids, else inputs_embeds (as optimum-intel's patch picks
+// it), else the first other model input whose dim 0 is dynamic; an empty Node when there is none.
+Node batch_input(const Graph& graph, const std::vector<Node>& state_params) {
+    for (const char* name : {"input_ids", "inputs_embeds"})
+        if (Node p = find_named(graph.parameters(), name)) return p;
     for (const Node& p : graph.parameters()) {
         if (std::find(state_params.begin(), state_params.end(), p) != state_params.end()) continue;
         const PartialShape& s = p.out(0).shape();
-        if (!s.rank_is_static() || s.rank() == 0 || s[0].is_static()) continue;
-        Node shape = graph.add_op("ShapeOf", p.name() + "/batch/shape", {p.out(0)}, {{"output_type", AttrValue(ElementType::i64)}});
-        Node first = graph.add_op("Gather", p.name() + "/batch",
-                                  {shape.out(0), graph.add_constant(p.name() + "/batch/index", Tensor::from_vector<int64_t>({0}, {1})).out(0),
-                                   graph.add_constant(p.name() + "/batch/axis", Tensor::scalar<int64_t>(0)).out(0)},
-                                  {{"batch_dims", AttrValue(int64_t{0})}});
-        return first.out(0);
+        if (s.rank_is_static() && s.rank() > 0 && !s[0].is_static()) return p;
     }
-    return std::nullopt;
+    return Node();
+}
+
+// The batch size of this call: dim 0 of the batch input when it is dynamic, as a 1-element i64
+// tensor; nothing otherwise.
+std::optional<OutPort> batch_dimension(Graph& graph, const Node& p) {
+    if (!p) return std::nullopt;
+    const PartialShape& s = p.out(0).shape();
+    if (!s.rank_is_static() || s.rank() == 0 || s[0].is_static()) return std::nullopt;
+    Node shape = graph.add_op("ShapeOf", p.name() + "/batch/shape", {p.out(0)}, {{"output_type", AttrValue(ElementType::i64)}});
+    Node first = graph.add_op("Gather", p.name() + "/batch",
+                              {shape.out(0), graph.add_constant(p.name() + "/batch/index", Tensor::from_vector<int64_t>({0}, {1})).out(0),
+                               graph.add_constant(p.name() + "/batch/axis", Tensor::scalar<int64_t>(0)).out(0)},
+                              {{"batch_dims", AttrValue(int64_t{0})}});
+    return first.out(0);
+}
+
+// The beam_idx input optimum-intel's fuse_cache_reorder adds: i32 [batch], batch = dim 0 of the
+// batch input (dynamic when there is none), appended after the model's other inputs.
+Node add_beam_idx(Graph& graph, const Node& batch_input) {
+    if (find_named(graph.parameters(), "beam_idx"))
+        throw Error("MakeStateful: the model already has an input named 'beam_idx'", graph.source_path,
+                    "MakeStateful adds beam_idx itself (the beams' order of the cache); rename that input");
+    Dimension batch;
+    if (batch_input) {
+        const PartialShape& s = batch_input.out(0).shape();
+        if (s.rank_is_static() && s.rank() > 0) batch = s[0];
+    }
+    const PartialShape shape{batch};
+    Node p = graph.add_op("Parameter", "beam_idx", {}, {{"shape", AttrValue(shape)}, {"element_type", AttrValue(ElementType::i32)}});
+    p.out(0).set_type_and_shape(ElementType::i32, shape);
+    p.out(0).names() = {"beam_idx"};
+    graph.parameters().push_back(p);
+    return p;
 }
 
 // Zeros of the variable's shape: dynamic dim 0 = the batch; another dim dynamic in the input but
@@ -129,8 +158,7 @@ bool MakeStateful::run(Graph& graph, const TransformContext& ctx) {
     check_distinct(pairs, graph);
     std::vector<Node> state_params;
     for (const auto& [p, r] : pairs) state_params.push_back(p);
-    const std::optional<OutPort> batch = batch_dimension(graph, state_params);
-    for (const auto& [p, r] : pairs) {
+    for (const auto& [p, r] : pairs) {  // every pair checked before anything changes
         const std::string param = display_name(p), result = display_name(r);
         const OutPort value = r.in(0).src();
         const PartialShape& shape = p.out(0).shape();
@@ -140,12 +168,27 @@ bool MakeStateful::run(Graph& graph, const TransformContext& ctx) {
                             shape.to_string() + "]) and output '" + result + "' (" + std::string(ir_name(value.type())) +
                             " [" + value.shape().to_string() + "]) cannot be one variable",
                         p.describe(), "pair inputs and outputs of the same element type and rank");
+        if (shape.rank() == 0)
+            throw Error("MakeStateful: input '" + param + "' is a scalar; beam_idx reorders a variable along its dim 0",
+                        p.describe(), "pair inputs and outputs whose dim 0 is the batch");
+    }
+    const Node batch_source = batch_input(graph, state_params);
+    const Node beam_idx = add_beam_idx(graph, batch_source);
+    const std::optional<OutPort> batch = batch_dimension(graph, batch_source);
+    const OutPort batch_axis = graph.add_constant("beam_idx/axis", Tensor::scalar<int64_t>(0)).out(0);
+    for (const auto& [p, r] : pairs) {
+        const std::string param = display_name(p), result = display_name(r);
+        const OutPort value = r.in(0).src();
+        const PartialShape& shape = p.out(0).shape();
         const std::string variable = param + result;
         Node read = graph.add_op("ReadValue", param, {empty_state(graph, p, value, batch)},
                                  {{"variable_id", AttrValue(variable)},
                                   {"variable_type", AttrValue(p.out(0).type())},
                                   {"variable_shape", AttrValue(shape)}});
-        p.out(0).replace_all_uses_with(read.out(0));
+        // The state as the beams reorder it: Gather(variable, beam_idx, axis 0) before any use.
+        Node reordered = graph.add_op("Gather", param + "/beams", {read.out(0), beam_idx.out(0), batch_axis},
+                                      {{"batch_dims", AttrValue(int64_t{0})}});
+        p.out(0).replace_all_uses_with(reordered.out(0));
         Node assign = graph.add_op("Assign", result + "/assign", {value}, {{"variable_id", AttrValue(variable)}});
         graph.sinks().push_back(assign);
         graph.remove_node(r);

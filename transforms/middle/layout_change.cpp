@@ -110,10 +110,21 @@ bool through_elementwise(Graph& g, const Node& op, size_t k, const OutPort& x, c
     return true;
 }
 
-// PRelu's slope broadcasts along the channel axis: only a single slope is layout-free.
+// PRelu's slope: a single value is layout-free; a constant of the data's rank (TFLite's and
+// TensorFlow's alpha, padded with leading 1s: numpy broadcasting) is permuted like an
+// elementwise operand. A 1-D slope of length dim 1 is OpenVINO's per-channel form, which reads
+// another axis in each layout: it stops the move.
 bool through_prelu(Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
     const Tensor* slope = op.in(1).value();
-    return slope && slope->size() == 1 && through_unary(g, op, k, x, p);
+    if (k != 0 || !slope) return false;
+    if (slope->size() == 1) return through_unary(g, op, k, x, p);
+    if (slope->shape().size() != p.size() || p.size() < 2) return false;
+    auto permuted = permuted_constant(g, *slope, p, op.name() + "/slope");
+    if (!permuted) return false;
+    op.in(0).connect(x);
+    op.in(1).connect(*permuted);
+    transpose_after(g, op, p);
+    return true;
 }
 
 bool through_concat(Graph& g, const Node& op, size_t, const OutPort&, const Perm& p) {
@@ -305,6 +316,27 @@ bool sink(Graph& g, const Node& t, const Perm& p, std::vector<Node>& moved_past)
     return moved;
 }
 
+// A Transpose that moves only axes of extent 1 keeps the element order: it is a Reshape (the
+// [1, 1, 1, C] heads of landmark models, read back in NHWC).
+bool reshape_if_order_kept(Graph& g, const Node& t) {
+    auto p = order_of(t);
+    const PartialShape& in = t.in(0).shape();
+    if (!p || !in.is_static() || in.rank() != p->size()) return false;
+    const Shape s = in.to_shape();
+    int64_t last = -1;
+    for (int64_t axis : *p) {
+        if (s[static_cast<size_t>(axis)] == 1) continue;
+        if (axis < last) return false;
+        last = axis;
+    }
+    std::vector<int64_t> out;
+    for (int64_t axis : *p) out.push_back(s[static_cast<size_t>(axis)]);
+    t.in(1).connect(i64_constant(g, t.name() + "/shape", out));
+    t.set_op(g.ops().get("Reshape"));
+    t.set_attr("special_zero", false);
+    return true;
+}
+
 }  // namespace
 
 bool LayoutChange::run(Graph& graph, const TransformContext&) {
@@ -339,6 +371,8 @@ bool LayoutChange::run(Graph& graph, const TransformContext&) {
             for (const InPort& target : op.out(0).targets())
                 if (target.node().is("Transpose")) work.push_back(target.node().id());
     }
+    for (const Node& n : graph.nodes())
+        if (n.is("Transpose") && n.out(0).has_targets()) changed |= reshape_if_order_kept(graph, n);
     if (changed) graph.remove_dead_nodes();
     return changed;
 }

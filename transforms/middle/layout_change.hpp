@@ -11,7 +11,8 @@
 //   shape         ShapeOf reads the untransposed tensor; a Gather puts its dims back in the
 //                 source order, so shape-computing sub-graphs stay right
 // and merges consecutive Transposes (NCHW->NHWC then NHWC->NCHW cancel) and Transposes of one
-// tensor by one order (two convolutions reading the same input). An op without a row
+// tensor by one order (two convolutions reading the same input). A Transpose left that moves only
+// axes of extent 1 (a [1, C, 1, 1] head read back as [1, 1, 1, C]) becomes a Reshape. An op without a row
 // (Reshape to another rank, Squeeze, Gather, ...) and the model's outputs stop the move: a
 // Transpose stays in front of it. The IR keeps the source layout at its boundary: a model
 // input feeds a Transpose to NCHW and an output is read after a Transpose back, as the Model

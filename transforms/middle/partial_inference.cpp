@@ -10,6 +10,13 @@ namespace mo {
 
 namespace {
 
+uint64_t shape_digest(uint64_t h, const PartialShape& shape) {
+    h = hash_combine(h, shape.rank_is_static() ? shape.dims().size() : UINT64_MAX - 1);
+    if (shape.rank_is_static())
+        for (const Dimension& d : shape.dims()) h = hash_combine(hash_combine(h, static_cast<uint64_t>(d.min())), static_cast<uint64_t>(d.max()));
+    return h;
+}
+
 uint64_t input_digest(Node n) {
     uint64_t h = hash_combine(0, n.input_count());
     for (size_t i = 0; i < n.input_count(); ++i) {
@@ -19,10 +26,10 @@ uint64_t input_digest(Node n) {
             continue;
         }
         h = hash_combine(hash_combine(hash_combine(h, src->node().id()), src->index()), static_cast<uint64_t>(src->type()));
-        const PartialShape& shape = src->shape();
-        h = hash_combine(h, shape.rank_is_static() ? shape.dims().size() : UINT64_MAX - 1);
-        if (shape.rank_is_static())
-            for (const Dimension& d : shape.dims()) h = hash_combine(hash_combine(h, static_cast<uint64_t>(d.min())), static_cast<uint64_t>(d.max()));
+        h = shape_digest(h, src->shape());
+        // A Gather of a ShapeOf folds the static dims it reads (core/infer.cpp): they count too.
+        const Node from = src->node();
+        if (from.is("ShapeOf") && from.input_count() == 1 && from.in(0).connected()) h = shape_digest(h, from.in(0).shape());
         const Tensor* v = src->value();  // its buffer, not bytes(): see core/infer.cpp
         h = hash_combine(h, reinterpret_cast<uintptr_t>(v ? v->buffer().get() : nullptr));
     }

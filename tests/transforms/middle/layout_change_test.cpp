@@ -115,6 +115,58 @@ TEST(LayoutChange, ShapeOfReadsTheSourceOrderThroughAGather) {
     EXPECT_EQ(r.types["Gather"], 1);
 }
 
+// The body of MediaPipe's palm detector and face landmark model (BlazeBlocks), as the TFLite
+// extractors leave it: Conv -> PRelu with a slope per channel on the last axis (TFLite's alpha
+// [1, 1, C], padded to the rank), a residual Add of two paths (the block's convolution and its
+// input through the PRelu), a MaxPool shortcut whose channels are padded, and an upsampling
+// Interpolate over H and W. Only the Transposes at the boundary stay.
+TEST(LayoutChange, BlazeBlocksKeepNoTransposeInside) {
+    TestGraph t;
+    const std::vector<int64_t> s{1, 4, 4, 2};
+    auto x = t.input(ElementType::f32, s, "x");  // NHWC
+    auto conv = [&](OutPort in, const std::string& name) {  // a 1x1 convolution, NCHW between Transposes
+        auto w = t.constant<float>({0.5f, -1.f, 0.25f, 2.f}, {2, 2, 1, 1}, name + "/w");
+        auto c = t.op("Convolution", {transpose(t, in, kToNchw, name + "/to_nchw"), w},
+                      {{"strides", std::vector<int64_t>{1, 1}}, {"dilations", std::vector<int64_t>{1, 1}},
+                       {"pads_begin", std::vector<int64_t>{0, 0}}, {"pads_end", std::vector<int64_t>{0, 0}}},
+                      name);
+        return transpose(t, c, kToNhwc, name + "/to_nhwc");
+    };
+    auto slope = t.constant<float>({0.1f, 0.3f}, {1, 1, 1, 2}, "slope");  // per channel, last axis
+    auto a = t.op("PRelu", {conv(x, "conv1"), slope}, {}, "prelu1");
+    auto residual = t.op("Add", {conv(a, "conv2"), a}, {}, "residual");
+    auto b = t.op("PRelu", {residual, slope}, {}, "prelu2");
+    auto pooled = t.op("MaxPool", {transpose(t, b, kToNchw, "pool/to_nchw")},
+                       {{"strides", std::vector<int64_t>{2, 2}}, {"kernel", std::vector<int64_t>{2, 2}},
+                        {"pads_begin", std::vector<int64_t>{0, 0}}, {"pads_end", std::vector<int64_t>{0, 0}}},
+                       "pool");
+    auto padded = t.op("Pad", {transpose(t, pooled, kToNhwc, "pool/to_nhwc"), t.constant<int64_t>({0, 0, 0, 0}, {4}, "pb"),
+                               t.constant<int64_t>({0, 0, 0, 2}, {4}, "pe")},
+                       {{"pad_mode", std::string("constant")}}, "pad_channels");
+    auto up = t.op("Interpolate", {padded, t.constant<int64_t>({4, 4}, {2}, "sizes"), t.constant<int64_t>({1, 2}, {2}, "axes")},
+                   {{"mode", std::string("nearest")}, {"shape_calculation_mode", std::string("sizes")}}, "upsample");
+    t.output(up, "out");
+    auto r = run(t, {{"x", test::ramp(s, -2.f, 2.f)}});
+    EXPECT_TRUE(r.changed);
+    EXPECT_LE(r.max_abs_diff, 1e-6);
+    EXPECT_EQ(count(t.graph(), "Transpose"), 2);  // after x, before the output
+    EXPECT_EQ(t->find_by_name("prelu2").in(1).src().value()->shape(), (Shape{1, 2, 1, 1}));
+}
+
+TEST(LayoutChange, ATransposeOfAxesOfExtentOneBecomesAReshape) {
+    // NCHW [1, 3, 1, 1] -> [to NHWC] -> y: the element order is kept; [1, 3, 2, 1] is transposed.
+    TestGraph t;
+    auto a = t.input(ElementType::f32, {1, 3, 1, 1}, "a");
+    auto b = t.input(ElementType::f32, {1, 3, 2, 1}, "b");
+    t.output(transpose(t, t.op("Relu", {a}, {}, "relu_a"), kToNhwc, "ta"), "out_a");
+    t.output(transpose(t, t.op("Relu", {b}, {}, "relu_b"), kToNhwc, "tb"), "out_b");
+    auto r = run(t, {{"a", test::ramp({1, 3, 1, 1}, -1.f, 1.f)}, {"b", test::ramp({1, 3, 2, 1}, -1.f, 1.f)}});
+    EXPECT_TRUE(r.changed);
+    EXPECT_EQ(r.max_abs_diff, 0);
+    EXPECT_TRUE(t->results()[0].in(0).src().node().is("Reshape"));
+    EXPECT_TRUE(t->results()[1].in(0).src().node().is("Transpose"));
+}
+
 TEST(LayoutChange, OpsWithoutARowAndUnknownOperandsStopTheMove) {
     TestGraph t;
     auto x = t.input(ElementType::f32, {1, 2, 2, 3}, "x");

@@ -96,6 +96,45 @@ TEST(PartialInference, FoldsShapeOfOfStaticShapes) {
     EXPECT_EQ(sd.shape(), (PartialShape{2}));
 }
 
+// TorchScript exports squeeze(dim) of a dim it cannot see as If(Equal(Gather(Shape(x), [dim]),
+// [1])): a static dim of an otherwise dynamic shape makes the condition known.
+TEST(PartialInference, FoldsGathersOfStaticDimsOfDynamicShapes) {
+    TestGraph t;
+    Inference run;
+    auto x = t.input(ElementType::f32, {Dimension(), 1, Dimension(), 8}, "x");
+    auto s = t.op("ShapeOf", {x}, {}, "s");
+    auto axis = t.constant<int64_t>({0}, {}, "axis");
+    auto one = t.op("Gather", {s, t.constant<int64_t>({1}, {1}, "i1"), axis}, {{"batch_dims", AttrValue(int64_t{0})}}, "one");
+    auto last = t.op("Gather", {s, t.constant<int64_t>({-1}, {}, "i_last"), axis}, {{"batch_dims", AttrValue(int64_t{0})}}, "last");
+    auto both = t.op("Gather", {s, t.constant<int64_t>({3, 1}, {2}, "i31"), axis}, {{"batch_dims", AttrValue(int64_t{0})}}, "both");
+    auto dynamic = t.op("Gather", {s, t.constant<int64_t>({1, 2}, {2}, "i12"), axis}, {{"batch_dims", AttrValue(int64_t{0})}}, "dyn");
+    auto cond = t.op("Equal", {one, t.constant<int64_t>({1}, {1}, "c1")}, {}, "cond");
+    t.output(cond, "o1");
+    t.output(last, "o2");
+    t.output(both, "o3");
+    t.output(dynamic, "o4");
+    run(t.graph());
+    ASSERT_NE(one.value(), nullptr);
+    EXPECT_EQ(one.value()->to_i64(), (std::vector<int64_t>{1}));
+    ASSERT_NE(cond.value(), nullptr);
+    EXPECT_EQ(cond.value()->to_i64(), (std::vector<int64_t>{1}));
+    ASSERT_NE(last.value(), nullptr);
+    EXPECT_EQ(last.value()->shape(), Shape{});
+    EXPECT_EQ(last.value()->to_i64(), (std::vector<int64_t>{8}));
+    ASSERT_NE(both.value(), nullptr);
+    EXPECT_EQ(both.value()->to_i64(), (std::vector<int64_t>{8, 1}));
+    EXPECT_EQ(dynamic.value(), nullptr);  // dim 2 is not known
+    EXPECT_EQ(s.value(), nullptr);
+
+    // The shape changes: the value goes.
+    x.node().set_attr("shape", PartialShape{Dimension(), Dimension(), Dimension(), 8});
+    x.node().set_needs_infer();
+    run(t.graph());
+    EXPECT_EQ(one.value(), nullptr);
+    EXPECT_EQ(cond.value(), nullptr);
+    ASSERT_NE(last.value(), nullptr);
+}
+
 TEST(PartialInference, HugeOutputsAreFoldedOnlyFromConstants) {
     TestGraph t;
     Inference run;

@@ -7,7 +7,11 @@ IR, the largest |logit - ONNX Runtime's| for the prompt (step 1) and the decode 
 --compress_to_fp16=False and with default flags, next to the error f16 rounding alone causes
 (ONNX Runtime on the f16-rounded model, or for fp16 exports ONNX Runtime's own f16 against the
 model's f32 copy). The logits come from mo-run on the plain IR with the fixture's inputs; the
-tests (tests/e2e/genai_forms_test.cpp) assert the same and the stateful IR's.
+tests (tests/e2e/genai_forms_test.cpp) assert the same and the stateful IR's. For the stateful IR
+(--transform MakeStateful) it prints whether it has the beam_idx input, its ScaledDotProductAttention
+count, and whether `mo-run --generate 16 --inputs prompt.npy` gives ONNX Runtime's 16 greedy tokens
+(greedy_tokens.npy) with --compress_to_fp16=False and with default flags (tests/e2e/llm_generate_test.cpp
+asserts the first).
 
   /usr/bin/python3 bench/genai_forms_report.py [--mo build/tools/mo] [--mo-run build/tools/mo-run]
 
@@ -15,6 +19,7 @@ Needs numpy. Not run by CI.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import subprocess
@@ -37,6 +42,20 @@ def logits(mo_run, xml, fixture, step, out):
     return np.load(os.path.join(out, "logits.npy")).astype(np.float64)
 
 
+def greedy_tokens_equal(mo_run, xml, fixture):
+    """'yes', or the first step whose token differs from ONNX Runtime's."""
+    r = subprocess.run([mo_run, xml, "--generate", "16", "--inputs", os.path.join(fixture, "prompt.npy")],
+                       capture_output=True, text=True)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("tokens:")), None)
+    if r.returncode != 0 or line is None:
+        return "FAILS"
+    got = [int(t) for t in line.split()[1:]]
+    want = np.load(os.path.join(fixture, "greedy_tokens.npy")).tolist()
+    if got == want:
+        return "yes"
+    return "no (step %d)" % next(i for i in range(len(want)) if i >= len(got) or got[i] != want[i])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mo", default=os.path.join(ROOT, "build/tools/mo"))
@@ -44,9 +63,10 @@ def main():
     a = ap.parse_args()
     fixtures = sorted(glob.glob(os.path.join(ROOT, "tests/e2e/data/genai_*"))) + \
         [os.path.join(ROOT, "tests/e2e/data/genai_dml_fp16/f32_copy")]
-    print("| form | converts plain / stateful | strict check | u4 / i4 / u8 constants | BIN / source | prompt f32 "
-          "| decode f32 | prompt default | decode default | f16 error (prompt / decode) | greedy tokens |")
-    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("| form | releases | converts plain / stateful | strict check | u4 / i4 / u8 constants | BIN / source "
+          "| prompt f32 | decode f32 | prompt default | decode default | f16 error (prompt / decode) "
+          "| stateful: beam_idx, SDPA | 16 greedy tokens = ORT (f32 / default) |")
+    print("|---|---|---|---|---|---|---:|---:|---:|---:|---:|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for fixture in fixtures:
             name = os.path.relpath(fixture, os.path.join(ROOT, "tests/e2e/data"))
@@ -75,12 +95,16 @@ def main():
                 want = np.load(os.path.join(fixture, "step%d_out_logits.npy" % step)).astype(np.float64)
                 copy = np.load(os.path.join(fixture, "step%d_%s_out_logits.npy" % (step, tag))).astype(np.float64)
                 bounds.append("%.1e" % np.abs(copy - want).max())
-            tokens = os.path.exists(os.path.join(fixture, "greedy_tokens.npy")) and os.path.exists(
-                os.path.join(fixture, "prompt.npy"))
-            print("| %s | %s / %s | %s | %s | %.2f | %s | %s | %s | %s | %s (%s) | %s |" % (
-                name, "yes" if plain and default else "NO", "yes" if stateful else "NO", "passes" if checked else "FAILS",
-                counts, ratio, *errors,
-                " / ".join(bounds), tag, "yes" if tokens else "no"))
+            release = json.load(open(os.path.join(fixture, "form.json")))["release"]
+            stateful_xml = open(os.path.join(work, "stateful/model.xml")).read()
+            beam = "beam_idx" if 'name="beam_idx"' in stateful_xml else "NO beam_idx"
+            sdpa = len(re.findall(r'type="ScaledDotProductAttention"', stateful_xml))
+            tokens = " / ".join(greedy_tokens_equal(a.mo_run, os.path.join(work, ir, "model.xml"), fixture)
+                                for ir in ("stateful_f32", "stateful"))
+            print("| %s | %s | %s / %s | %s | %s | %.2f | %s | %s | %s | %s | %s (%s) | %s, %d | %s |" % (
+                name, release, "yes" if plain and default else "NO", "yes" if stateful else "NO",
+                "passes" if checked else "FAILS", counts, ratio, *errors,
+                " / ".join(bounds), tag, beam, sdpa, tokens))
 
 
 if __name__ == "__main__":

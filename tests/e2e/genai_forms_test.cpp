@@ -47,6 +47,7 @@ struct GenaiForm {
 std::ostream& operator<<(std::ostream& os, const GenaiForm& f) { return os << f.dir; }
 
 constexpr int kLayers = 2;
+constexpr int kKvHeads = 2, kHead = 16;  // scripts/make_genai_fixtures.sh: hidden 64, 4 heads, 2 KV heads
 const std::vector<std::string> kTextInputs = {"input_ids", "attention_mask"};
 
 fs::path fixture_dir(const GenaiForm& f) { return fs::path(MO_SOURCE_DIR) / "tests/e2e/data" / f.dir; }
@@ -79,10 +80,19 @@ Converted convert_form(const GenaiForm& f, test::ScratchDir& out, bool compress,
     return {read_ir(result.xml_path, test::builtin_ops()), result.bin_bytes};
 }
 
+// The step's inputs from ONNX Runtime's; a stateful IR's beam_idx is [0]: the one entry keeps its cache.
 std::vector<Tensor> step_inputs(const GenaiForm& f, const Graph& ir, int step) {
     std::vector<Tensor> inputs;
-    for (const Node& p : ir.parameters()) inputs.push_back(step_reference(f, step, "in", tensor_name(p)));
+    for (const Node& p : ir.parameters())
+        inputs.push_back(tensor_name(p) == "beam_idx" ? Tensor::from_vector<int32_t>({0}, {1})
+                                                      : step_reference(f, step, "in", tensor_name(p)));
     return inputs;
+}
+
+int count_type(const Graph& g, const std::string& type) {
+    int n = 0;
+    for (const Node& node : g.nodes()) n += node.is(type);
+    return n;
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
@@ -139,17 +149,29 @@ TEST_P(GenaiForms, IrGivesOnnxRuntimesOutputsForPromptAndDecode) {
     }
 }
 
-// MakeStateful: the cache lives in variables, the inputs are the text's; the logits of the prompt
-// and of the decode step as above, and the variables end holding ONNX Runtime's step-2 cache.
+// MakeStateful: the cache lives in variables, the inputs are the text's and beam_idx, one
+// ScaledDotProductAttention per layer; the logits of the prompt and of the decode step as above,
+// and the variables end holding ONNX Runtime's step-2 cache.
 TEST_P(GenaiForms, StatefulIrDecodesLikeOnnxRuntime) {
     const GenaiForm& f = GetParam();
     test::ScratchDir out{"genai_stateful"};
     auto c = convert_form(f, out, f.f16, true);
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, want = f.inputs;
+    want.push_back("beam_idx");
     for (const Node& p : c.ir->parameters()) inputs.push_back(tensor_name(p));
-    EXPECT_EQ(inputs, f.inputs);
+    EXPECT_EQ(inputs, want);
     ASSERT_EQ(c.ir->results().size(), 1u);
     ASSERT_EQ(c.ir->sinks().size(), 2u * kLayers);
+    EXPECT_EQ(count_type(*c.ir, "ScaledDotProductAttention"), kLayers);
+    // Each variable starts [batch, kv_heads, 0, head_size] (GenAI 0.15+ names the head size
+    // kv_cache_dim: it comes from the present's static size) and is read through beam_idx.
+    for (const Node& n : c.ir->nodes()) {
+        if (!n.is("ReadValue")) continue;
+        EXPECT_EQ(n.in(0).shape().to_string(), "?," + std::to_string(kKvHeads) + ",0," + std::to_string(kHead)) << n.describe();
+        const auto targets = n.out(0).targets();
+        ASSERT_EQ(targets.size(), 1u);
+        EXPECT_TRUE(targets[0].node().is("Gather")) << targets[0].node().describe();
+    }
     VariableState state;
     for (int step : {1, 2}) {
         auto logits = evaluate(*c.ir, step_inputs(f, *c.ir, step), state);

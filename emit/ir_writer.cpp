@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "emit/attr_format.hpp"
 #include "emit/bin_writer.hpp"
 #include "emit/staged_file.hpp"
+#include "emit/xml_text.hpp"
 
 #ifndef MO_VERSION
 #define MO_VERSION "unknown"
@@ -428,6 +430,107 @@ LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& 
     return layer_id;
 }
 
+// <port> with its <dim>s, at `depth`.
+void write_port(XmlText& xml, unsigned depth, size_t id, const OutputData& data, bool with_names) {
+    xml.open(depth, "port");
+    xml.attribute("id", uint64_t{id});
+    xml.attribute("precision", ir_precision(data.type));
+    if (with_names && !data.names.empty()) xml.attribute("names", format_tensor_names(data.names));
+    const PartialShape& shape = data.shape;
+    if (!shape.rank_is_static() || shape.dims().empty()) return xml.end_empty();
+    xml.end_open();
+    char digits[24];
+    for (const Dimension& d : shape.dims()) {
+        const std::string_view text =
+            d.is_static() ? std::string_view(digits, std::to_chars(digits, digits + sizeof digits, d.get_length()).ptr - digits)
+                          : std::string_view("-1");
+        xml.text_element(depth + 1, "dim", text);
+    }
+    xml.close(depth, "port");
+}
+
+// A layer without bodies as text: what append_layer builds and pugixml prints, without the
+// document (a million of them are most of the writing time of a large graph).
+void write_layer(XmlText& xml, const Node& n, size_t id, const LayerIds& layer_id, PlacedWeights& weights,
+                 std::vector<Edge>& edges) {
+    const PlacedWeights::Blob* blob = n.is("Constant") ? &weights.next(n) : nullptr;
+    const Node& named = blob && blob->stands_for ? blob->stands_for : n;
+    const OpSchema& op = n.op();
+    const auto& info = named.rt_info();
+    const auto& fused = named.fused_names();
+    const bool without_decompression = named != n;
+    const bool no_info = info.empty() || (without_decompression && info.size() == 1 && info.count(kDecompression));
+    const bool has_data = blob || !op.attrs.empty(), has_rt = !no_info || !fused.empty();
+    const size_t n_in = n.input_count(), n_out = n.output_count();
+    xml.open(2, "layer");
+    xml.attribute("id", uint64_t{id});
+    xml.attribute("name", named.name());
+    xml.attribute("type", op.ir_type);
+    xml.attribute("version", op.ir_version);
+    if (!has_data && !has_rt && n_in == 0 && n_out == 0) return xml.end_empty();
+    xml.end_open();
+    if (has_data) {
+        xml.open(3, "data");
+        if (blob) {
+            xml.attribute("element_type", ir_name(blob->tensor->type()));
+            xml.attribute("shape", format_int_list(blob->tensor->shape()));
+            xml.attribute("offset", blob->placed.offset);
+            xml.attribute("size", blob->placed.size);
+        } else {
+            for (const AttrSpec& spec : op.attrs) {
+                const AttrValue& value = n.attr_value(spec.name);
+                if (pads_zeroed_by_auto_pad(n, spec))  // as OpenVINO's writer does (ir-format.md §13)
+                    xml.attribute(spec.name, format_int_list(std::vector<int64_t>(std::get<std::vector<int64_t>>(value).size(), 0)));
+                else
+                    xml.attribute(spec.name, format_attr(value));
+            }
+        }
+        xml.end_empty();
+    }
+    if (has_rt) {
+        xml.open(3, "rt_info");
+        xml.end_open();
+        for (const auto& [name, version] : info) {
+            if (without_decompression && name == kDecompression) continue;
+            xml.open(4, "attribute");
+            xml.attribute("name", name);
+            xml.attribute("version", version);
+            xml.end_empty();
+        }
+        if (!fused.empty()) {  // provenance, as OpenVINO's FusedNames: sorted, comma-joined
+            std::vector<std::string> names = fused;
+            names.push_back(named.name());
+            std::sort(names.begin(), names.end());
+            names.erase(std::unique(names.begin(), names.end()), names.end());
+            std::string joined;
+            for (const auto& s : names) joined += (joined.empty() ? "" : ",") + s;
+            xml.open(4, "attribute");
+            xml.attribute("name", "fused_names");
+            xml.attribute("version", "0");
+            xml.attribute("value", joined);
+            xml.end_empty();
+        }
+        xml.close(3, "rt_info");
+    }
+    if (n_in > 0) {
+        xml.open(3, "input");
+        xml.end_open();
+        for (size_t i = 0; i < n_in; ++i) {
+            const OutPort src = n.in(i).src(), from = weights.producer(src);
+            write_port(xml, 4, i, src.data(), false);
+            edges.push_back({layer_id.at(from.node()), from.node().input_count() + from.index(), id, i});
+        }
+        xml.close(3, "input");
+    }
+    if (n_out > 0) {
+        xml.open(3, "output");
+        xml.end_open();
+        for (size_t j = 0; j < n_out; ++j) write_port(xml, 4, n_in + j, named.out(j).data(), true);
+        xml.close(3, "output");
+    }
+    xml.close(2, "layer");
+}
+
 // The model's <layers> and <edges>, streamed: each layer is built as a small document, printed
 // at its depth and dropped, so the XML never exists in memory as a whole (on a million-node
 // graph the document alone would take gigabytes). The text is the same as printing one document.
@@ -435,25 +538,37 @@ LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& 
 size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, PlacedWeights& weights) {
     const LayerIds layer_id(graph, layers);
     std::vector<Edge> edges;
+    edges.reserve(layers.size() * 2);
     out.text("\t<layers>\n");
+    std::string text;
+    XmlText xml(text);
     for (size_t id = 0; id < layers.size(); ++id) {
+        if (layers[id].bodies().empty()) {
+            write_layer(xml, layers[id], id, layer_id, weights, edges);
+            if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
+            continue;
+        }
+        out.text(text), text.clear();
         pugi::xml_document scratch;
         pugi::xml_node parent = scratch.append_child("layers");
         append_layer(parent, layers[id], id, layer_id, weights, edges);
         parent.first_child().print(out, "\t", pugi::format_default, pugi::encoding_utf8, 2);
     }
+    out.text(text), text.clear();
     out.text("\t</layers>\n");
     std::sort(edges.begin(), edges.end());
     if (edges.empty()) out.text("\t<edges />\n");
     else out.text("\t<edges>\n");
-    char line[160];
     for (const auto& e : edges) {
-        int n = std::snprintf(line, sizeof line,
-                              "\t\t<edge from-layer=\"%llu\" from-port=\"%llu\" to-layer=\"%llu\" to-port=\"%llu\" />\n",
-                              static_cast<unsigned long long>(e[0]), static_cast<unsigned long long>(e[1]),
-                              static_cast<unsigned long long>(e[2]), static_cast<unsigned long long>(e[3]));
-        out.write(line, static_cast<size_t>(n));
+        xml.open(2, "edge");
+        xml.attribute("from-layer", e[0]);
+        xml.attribute("from-port", e[1]);
+        xml.attribute("to-layer", e[2]);
+        xml.attribute("to-port", e[3]);
+        xml.end_empty();
+        if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
     }
+    out.text(text), text.clear();
     if (!edges.empty()) out.text("\t</edges>\n");
     return edges.size();
 }

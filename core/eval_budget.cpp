@@ -1,5 +1,6 @@
 #include "core/eval_budget.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -11,14 +12,28 @@ namespace {
 thread_local EvalBudget* t_current = nullptr;
 }
 
-EvalBudget::EvalBudget(int64_t operations, int64_t iterations)
-    : operations_left_(operations), iterations_left_(iterations), previous_(t_current) {
+EvalBudget::EvalBudget(int64_t operations, int64_t iterations, int64_t max_tensor_bytes)
+    : operations_left_(operations), iterations_left_(iterations), max_tensor_bytes_(max_tensor_bytes),
+      previous_(t_current) {
     t_current = this;
 }
 
 EvalBudget::~EvalBudget() { t_current = previous_; }
 
 bool EvalBudget::active() { return t_current != nullptr; }
+
+bool EvalBudget::affords_tensor(ElementType type, int64_t elements) {
+    return !t_current || fits_bytes(type, elements, t_current->max_tensor_bytes_);
+}
+
+int64_t EvalBudget::max_tensor_bytes() {
+    return t_current ? t_current->max_tensor_bytes_ : std::numeric_limits<int64_t>::max();
+}
+
+bool fits_bytes(ElementType type, int64_t elements, int64_t max_bytes) {
+    const int64_t element_bytes = std::max<int64_t>(static_cast<int64_t>(bit_width(type)), 8) / 8;
+    return elements >= 0 && elements <= max_bytes / element_bytes;
+}
 
 void EvalBudget::charge_operations(int64_t operations, const char* what) {
     EvalBudget* b = t_current;

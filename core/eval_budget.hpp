@@ -13,13 +13,15 @@
 #include <span>
 
 #include "core/api.hpp"
+#include "core/element_type.hpp"
 
 namespace mo {
 
 class MO_API EvalBudget {
 public:
     // Installs a budget for this thread until destruction (budgets nest: the innermost counts).
-    EvalBudget(int64_t operations, int64_t iterations);
+    // `max_tensor_bytes` bounds every tensor an eval allocates (--max_constant_size).
+    EvalBudget(int64_t operations, int64_t iterations, int64_t max_tensor_bytes);
     ~EvalBudget();
     EvalBudget(const EvalBudget&) = delete;
     EvalBudget& operator=(const EvalBudget&) = delete;
@@ -34,16 +36,25 @@ public:
     static void charge_iteration();
     // Whether a budget is in scope: folding, as opposed to mo-run or --validate.
     static bool active();
+    // Whether a tensor of `elements` of `type` fits the budget's max_tensor_bytes (always, with
+    // no budget in scope).
+    static bool affords_tensor(ElementType type, int64_t elements);
+    static int64_t max_tensor_bytes();  // of the budget in scope; INT64_MAX with none
 
 private:
     int64_t operations_left_;
     int64_t iterations_left_;
+    int64_t max_tensor_bytes_;
     EvalBudget* previous_;
 };
 
 // a * b * ... without overflow: INT64_MAX when the true product does not fit (or a factor is
 // negative, which no count of work is).
 MO_API int64_t saturating_product(std::span<const int64_t> factors);
+
+// Whether `elements` of `type` take at most `max_bytes` (a sub-byte element counts as a byte):
+// the limit of --max_constant_size on what folding and the loaders expand beyond stored bytes.
+MO_API bool fits_bytes(ElementType type, int64_t elements, int64_t max_bytes);
 inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
     return saturating_product(std::span<const int64_t>(factors.begin(), factors.size()));
 }

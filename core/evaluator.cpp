@@ -3,6 +3,8 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/infer.hpp"
+#include "core/plugin_code.hpp"
 
 namespace mo {
 
@@ -106,25 +108,14 @@ std::vector<Tensor> run_node(Node n, const std::vector<Tensor>& inputs) {
         std::vector<Tensor> aligned;
         aligned.reserve(inputs.size());
         for (const Tensor& t : inputs) aligned.push_back(t.aligned());
-        return op.eval(n, aligned);
+        return run_plugin_code(op.origin, [&] { return PluginCodeSite{"the evaluation of op '" + op.type + "'", {}}; },  // the node: below
+                               [&] { return op.eval(n, aligned); });
     } catch (const Error& e) {
         throw e.with_context(n.describe());
     } catch (const std::logic_error&) {
         throw;  // an MO_ASSERT: a bug, keep its message
     } catch (const std::exception& e) {
         throw Error(std::string("evaluation failed: ") + e.what(), n.describe());
-    }
-}
-
-void check_outputs(Node n, const std::vector<Tensor>& outputs) {
-    MO_ASSERT(outputs.size() == n.output_count(), n.describe(), ": eval returned ", outputs.size(), " outputs for ",
-              n.output_count());
-    for (size_t j = 0; j < outputs.size(); ++j) {
-        const OutPort port = n.out(j);
-        MO_ASSERT(port.type() == ElementType::dynamic || outputs[j].type() == port.type(), n.describe(), " output ", j,
-                  ": eval gives ", ir_name(outputs[j].type()), ", inference ", ir_name(port.type()));
-        MO_ASSERT(shape_fits(port.shape(), outputs[j].shape()), n.describe(), " output ", j, ": eval gives ",
-                  shape_text(outputs[j].shape()), ", inference [", port.shape().to_string(), "]");
     }
 }
 
@@ -183,7 +174,7 @@ std::vector<Tensor> evaluate(const Graph& graph, const std::vector<Tensor>& inpu
         else if (n.is("Assign")) outputs = {assigned[n.attr<std::string>("variable_id")] = args.at(0)};
         else outputs = run_node(n, args);
         args.clear();  // our references must not keep dead inputs alive
-        check_outputs(n, outputs);
+        check_eval_outputs(n, outputs);
         ++local.nodes_evaluated;
         for (size_t j = 0; j < outputs.size(); ++j) {
             auto it = live.find({n.id(), j});

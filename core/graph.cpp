@@ -156,6 +156,7 @@ Body& Node::add_body(std::string role) const {
     body.graph->owner_role_ = body.role;
     body.graph->source_path = outer.source_path;
     body.graph->source_framework = outer.source_framework;
+    body.graph->max_constant_bytes = outer.max_constant_bytes;
     if (!data()->had_bodies) {
         data()->had_bodies = true;
         ++outer.impl().with_bodies;

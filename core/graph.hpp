@@ -4,7 +4,6 @@
 // Node / InPort / OutPort handles and never see descriptors.
 #pragma once
 
-#include <any>
 #include <map>
 #include <cstdint>
 #include <memory>
@@ -36,15 +35,13 @@ struct OutputData {
 };
 
 // What a loader knows about a node before extraction: framework op type, domain, opset
-// version of that domain, its attributes, and the framework record (e.g. a const
-// onnx::NodeProto*, for the loader's own code only).
+// version of that domain and its attributes.
 struct FrameworkInfo {
     std::string framework;  // "onnx", "tflite", ...
     std::string domain;     // ONNX domain ("" for ai.onnx); TFLite: "custom" for CUSTOM ops
     std::string type;
     int64_t opset = 0;
     std::shared_ptr<const FrameworkAttributes> attributes;  // null: the node has none
-    std::any record;
 };
 
 // rt_info key (version "0"): this op must stay in f32 (see Node::rt_info).
@@ -186,6 +183,9 @@ private:
     size_t index_ = 0;
 };
 
+// --max_constant_size's default: 2 GiB.
+inline constexpr int64_t kDefaultMaxConstantBytes = int64_t{2} << 30;
+
 class MO_API Graph {
 public:
     explicit Graph(const OpRegistry& ops);
@@ -252,6 +252,9 @@ public:
     std::string source_path;
     std::string source_framework;
     std::string source_layout;  // "NHWC" for TFLite and TensorFlow sources: the layout change applies
+    // The largest tensor constant folding may create in this graph, in bytes (--max_constant_size;
+    // a body takes its owner's): a node whose output would be larger stays unfolded.
+    int64_t max_constant_bytes = kDefaultMaxConstantBytes;
     // Keeps loader state alive (protobuf message, mapped file) as long as the graph lives.
     std::vector<std::shared_ptr<const void>> keep_alive;
 

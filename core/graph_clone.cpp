@@ -43,6 +43,7 @@ void clone_into(const Graph& src, Graph& dst) {
     dst.source_path = src.source_path;
     dst.source_framework = src.source_framework;
     dst.source_layout = src.source_layout;
+    dst.max_constant_bytes = src.max_constant_bytes;
     dst.keep_alive = src.keep_alive;
 }
 

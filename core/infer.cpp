@@ -1,14 +1,41 @@
 #include "core/infer.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/eval_budget.hpp"
 #include "core/log.hpp"
+#include "core/plugin_code.hpp"
 
 namespace mo {
 
+void check_eval_outputs(const Node& n, const std::vector<Tensor>& outputs) {
+    const OpSchema& op = n.op();
+    // A plugin's evaluation that contradicts its inference is the plugin's bug; a built-in's is mo's.
+    auto broken = [&](const std::string& what) {
+        if (from_plugin(op.origin)) throw_plugin_fault(op.origin, "the evaluation of op '" + op.type + "' " + what, n.describe());
+        detail::assert_failed("eval outputs agree with inference", __FILE__, __LINE__, n.describe() + ": eval " + what);
+    };
+    if (outputs.size() != n.output_count())
+        broken("returned " + std::to_string(outputs.size()) + " outputs, the node has " + std::to_string(n.output_count()));
+    for (size_t j = 0; j < outputs.size(); ++j) {
+        const OutPort port = n.out(j);
+        if (port.type() != ElementType::dynamic && outputs[j].type() != port.type())
+            broken("gives output " + std::to_string(j) + " as " + std::string(ir_name(outputs[j].type())) +
+                   ", its shape inference as " + std::string(ir_name(port.type())));
+        if (!shape_fits(port.shape(), outputs[j].shape()))
+            broken("gives output " + std::to_string(j) + " the shape [" + PartialShape(outputs[j].shape()).to_string() +
+                   "], its shape inference [" + port.shape().to_string() + "]");
+    }
+}
+
 namespace {
+
+// What failed, for a plugin op's error: "the shape inference of op 'Foo'".
+PluginCodeSite op_site(const char* part, const Node& n) {
+    return {"the " + std::string(part) + " of op '" + n.op().type + "'", n.describe()};
+}
 
 struct OutputSnapshot {
     ElementType type;
@@ -47,9 +74,7 @@ bool bounded_iterations(const Node& n) {
     return true;
 }
 
-int64_t g_max_folded_bytes = kDefaultMaxFoldedBytes;
-
-// Whether every output of `n` with a static shape fits in max_folded_bytes(). Checked before eval
+// Whether every output of `n` with a static shape fits in its graph's max_constant_bytes. Checked before eval
 // allocates: a hostile ConstantOfShape or Range of constants would otherwise ask for terabytes.
 bool outputs_fit(const Node& n) {
     for (size_t j = 0; j < n.output_count(); ++j) {
@@ -61,9 +86,9 @@ bool outputs_fit(const Node& n) {
         } catch (const Error& e) {
             throw e.with_context(n.describe());
         }
-        if (!fits_max_folded_bytes(n.out(j).type(), elements)) {
+        if (!fits_bytes(n.out(j).type(), elements, n.graph().max_constant_bytes)) {
             MO_LOG(Info, "not folding ", n.describe(), ": output ", j, " would hold ", elements,
-                   " elements, more than --max_constant_size (", g_max_folded_bytes, " bytes)");
+                   " elements, more than --max_constant_size (", n.graph().max_constant_bytes, " bytes)");
             return false;
         }
     }
@@ -136,32 +161,28 @@ void fold(Node n) {
             }
         }
     }
-    std::vector<Tensor> outputs;
+    std::optional<std::vector<Tensor>> outputs;
     if (foldable) {
-        try {
-            EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations);
-            outputs = op.eval(n, inputs);
-        } catch (const Error& e) {
-            // Not an inference failure: the node simply stays unfolded (an unsupported type, or
-            // more work than the budget).
-            MO_LOG(Debug, "not folding ", n.describe(), ": ", e.what());
-            foldable = false;
-        }
+        // An Error is not an inference failure: the node simply stays unfolded (an unsupported
+        // type, or more work than the budget). Anything else a plugin's eval throws is its bug.
+        outputs = run_plugin_code(op.origin, [&] { return op_site("evaluation", n); },
+                                  [&]() -> std::optional<std::vector<Tensor>> {
+                                      try {
+                                          EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations, n.graph().max_constant_bytes);
+                                          return op.eval(n, inputs);
+                                      } catch (const Error& e) {
+                                          MO_LOG(Debug, "not folding ", n.describe(), ": ", e.what());
+                                          return std::nullopt;
+                                      }
+                                  });
+        foldable = outputs.has_value();
     }
     if (!foldable) {
         for (size_t j = 0; j < n.output_count(); ++j) n.out(j).data().value.reset();
         return;
     }
-    MO_ASSERT(outputs.size() == n.output_count(), n.describe(), ": eval returned ", outputs.size(), " outputs for ",
-              n.output_count());
-    for (size_t j = 0; j < outputs.size(); ++j) {
-        const auto& port = n.out(j);
-        MO_ASSERT(outputs[j].type() == port.type(), n.describe(), " output ", j, ": eval gives ",
-                  ir_name(outputs[j].type()), ", inference ", ir_name(port.type()));
-        MO_ASSERT(shape_fits(port.shape(), outputs[j].shape()), n.describe(), " output ", j, ": eval gives [",
-                  PartialShape(outputs[j].shape()).to_string(), "], inference [", port.shape().to_string(), "]");
-        port.set_value(std::move(outputs[j]));
-    }
+    check_eval_outputs(n, *outputs);
+    for (size_t j = 0; j < outputs->size(); ++j) n.out(j).set_value(std::move((*outputs)[j]));
 }
 
 // A negative dim, or a bound below its minimum, is what an attribute that contradicts the input
@@ -178,14 +199,6 @@ void check_dims(const Node& n) {
 }
 
 }  // namespace
-
-void set_max_folded_bytes(int64_t bytes) { g_max_folded_bytes = std::max<int64_t>(bytes, 1); }
-int64_t max_folded_bytes() { return g_max_folded_bytes; }
-
-bool fits_max_folded_bytes(ElementType type, int64_t elements) {
-    const int64_t element_bytes = std::max<int64_t>(static_cast<int64_t>(bit_width(type)), 8) / 8;
-    return elements <= g_max_folded_bytes / element_bytes;
-}
 
 void check_required_inputs(const Node& n) {
     const OpSchema& op = n.op();
@@ -206,8 +219,8 @@ bool infer_node(Node n) {
         throw Error("op '" + op.type + "' has no shape inference", n.describe(), "the op schema must provide one");
     InferContext c(n);
     try {
-        EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations);  // for an infer that evaluates
-        op.infer(c);
+        EvalBudget budget(kMaxFoldedOperations, kMaxFoldedIterations, n.graph().max_constant_bytes);  // for an infer that evaluates
+        run_plugin_code(op.origin, [&] { return op_site("shape inference", n); }, [&] { op.infer(c); });
     } catch (const Error& e) {
         if (e.where().empty()) throw e.with_context(n.describe());  // a value's own check: say where
         throw;

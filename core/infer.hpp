@@ -17,23 +17,20 @@ inline constexpr int64_t kMaxFoldedIterations = 1024;
 // The most multiply-adds (or window taps, IoU tests, ...) folding one node may take.
 inline constexpr int64_t kMaxFoldedOperations = int64_t{1} << 30;
 
-// The largest tensor constant folding creates, in bytes (default 2 GiB): a node whose output
-// would be larger stays in the graph unfolded. `mo --max_constant_size` sets it for a conversion.
-inline constexpr int64_t kDefaultMaxFoldedBytes = int64_t{2} << 30;
-MO_API void set_max_folded_bytes(int64_t bytes);
-MO_API int64_t max_folded_bytes();
-// Whether `elements` of `type` fit in max_folded_bytes() (a sub-byte element counts as a byte).
-// Also the limit on constants the loaders expand beyond their stored bytes.
-MO_API bool fits_max_folded_bytes(ElementType type, int64_t elements);
 
 // Throws mo::Error when `node` has fewer inputs than its op needs, or a required one is not
 // connected: op.infer and op.eval may then assume the required inputs are there.
 MO_API void check_required_inputs(const Node& node);
 
+// Checks that an evaluation of `n` returned what its inference promised: one tensor per output,
+// of the inferred element type and of a shape that fits the inferred one. A plugin op's failure
+// is the plugin's error (mo::Error naming it); a built-in's is an internal error.
+MO_API void check_eval_outputs(const Node& n, const std::vector<Tensor>& outputs);
+
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
 // connected input has a known value (never for Parameters, nor for decompression Converts, nor
 // for a Loop / TensorIterator of more than kMaxFoldedIterations or unknown iterations, nor for
-// an output above max_folded_bytes(), nor when the eval needs more work than an EvalBudget of
+// an output above the graph's max_constant_bytes, nor when the eval needs more work than an EvalBudget of
 // kMaxFoldedOperations and kMaxFoldedIterations allows).
 // An eval that throws mo::Error leaves the node unfolded. Returns whether an output changed.
 MO_API bool infer_node(Node node);

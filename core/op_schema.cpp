@@ -20,20 +20,21 @@ void OpRegistry::add(OpSchema schema) {
     std::string type = schema.type;
     auto it = schemas_.find(type);
     if (it != schemas_.end())
-        throw Error("op type '" + type + "' is registered twice (first by " + it->second.origin + ")", origin_,
+        throw Error("op type '" + type + "' is registered twice (first by " + it->second->origin + ")", origin_,
                     "give the op another type name");
-    schemas_.emplace(type, Entry{std::make_unique<OpSchema>(std::move(schema)), origin_});
+    schema.origin = origin_;
+    schemas_.emplace(type, std::make_unique<OpSchema>(std::move(schema)));
 }
 
 const OpSchema* OpRegistry::find(std::string_view type) const {
     auto it = schemas_.find(type);
-    return it == schemas_.end() ? nullptr : it->second.schema.get();
+    return it == schemas_.end() ? nullptr : it->second.get();
 }
 
 const std::string& OpRegistry::origin(std::string_view type) const {
     auto it = schemas_.find(type);
     MO_ASSERT(it != schemas_.end(), "unknown op type ", type);
-    return it->second.origin;
+    return it->second->origin;
 }
 
 const OpSchema& OpRegistry::get(std::string_view type) const {

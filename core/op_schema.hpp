@@ -37,6 +37,9 @@ struct MO_API OpSchema {
     EvalFn eval;             // empty: the op cannot be folded or evaluated
     // Inputs whose value must stay exact (e.g. Interpolate scales): never compressed to f16.
     std::vector<size_t> precision_sensitive_inputs;
+    // Set by OpRegistry::add: "built-in" or the file of the plugin that registered the op, so
+    // that a failure of its inference or evaluation names the plugin (core/plugin_code.hpp).
+    std::string origin = "built-in";
 
     bool is_internal() const { return ir_version.empty(); }
     const AttrSpec* find_attr(std::string_view name) const;
@@ -59,11 +62,8 @@ public:
     std::vector<std::string> types() const;  // sorted
 
 private:
-    struct Entry {
-        std::unique_ptr<OpSchema> schema;  // stable address: nodes point at it
-        std::string origin;
-    };
-    std::map<std::string, Entry, std::less<>> schemas_;
+    // Stable addresses: nodes point at the schemas.
+    std::map<std::string, std::unique_ptr<OpSchema>, std::less<>> schemas_;
     std::string origin_ = "built-in";
 };
 

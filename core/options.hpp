@@ -35,9 +35,13 @@ struct InputLayout {
 
 struct ConversionOptions {
     std::string input_model;
+    // --input_proto: a Caffe model's deploy.prototxt when input_model is its .caffemodel.
+    std::string input_proto;
     std::string output_dir = ".";
     std::string model_name;   // default: the model file's stem
     std::string framework;    // "onnx"; empty: guessed from the file
+    // --output_format: "ir" and/or "onnx" (docs/onnx-output.md), in the order given.
+    std::vector<std::string> output_formats{"ir"};
     std::vector<InputSpec> inputs;           // --input (and --input_shape merged in, by position)
     std::vector<std::string> outputs;        // --output: cut the graph at these tensors
     bool compress_to_fp16 = true;
@@ -48,7 +52,7 @@ struct ConversionOptions {
     std::optional<int64_t> batch;
     std::vector<InputLayout> layouts;
     bool static_shape = false;  // every input must have a static shape: shape sub-graphs fold
-    int64_t max_constant_bytes = int64_t{2} << 30;  // --max_constant_size: the largest folded tensor
+    int64_t max_constant_bytes = int64_t{2} << 30;  // --max_constant_size (Graph::max_constant_bytes)
     std::string transformations_config;
     // --transform MakeStateful[param_res_names={'in':'out',...}]: paired inputs and outputs
     // become variables (transforms/back/make_stateful.hpp); no pairs: found by name.

@@ -85,9 +85,9 @@ Tensor Tensor::allocate(ElementType type, Shape shape) {
     // Folding checks the outputs it knows the shapes of; the ops of a Loop body allocate what
     // their inputs ask for (a Concat doubling a carried value took 3 GB). Refused before it is
     // allocated, the tensor leaves its node unfolded.
-    if (EvalBudget::active() && !fits_max_folded_bytes(type, elements))
+    if (!EvalBudget::affords_tensor(type, elements))
         throw Error("folding would make a tensor of " + std::to_string(elements) + " elements of " + std::string(ir_name(type)) +
-                        ", more than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
+                        ", more than --max_constant_size (" + std::to_string(EvalBudget::max_tensor_bytes()) + " bytes)",
                     {}, "raise --max_constant_size if the model is genuine");
     auto bytes = mo::byte_size(type, static_cast<size_t>(elements));
     return Tensor(type, std::move(shape), std::make_shared<OwnedBuffer>(bytes));

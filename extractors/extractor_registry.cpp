@@ -5,6 +5,7 @@
 
 #include "core/infer.hpp"
 #include "core/log.hpp"
+#include "core/plugin_code.hpp"
 #include "extractors/extract_context.hpp"
 
 namespace mo {
@@ -78,7 +79,9 @@ void try_infer(const Node& n) {
 void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
     ExtractContext ctx(graph, n);
     try {
-        e.fn(ctx);
+        // The node is added below.
+        run_plugin_code(e.origin, [&] { return PluginCodeSite{"the extractor of " + describe_key(e), {}}; },
+                        [&] { e.fn(ctx); });
     } catch (const Error& err) {
         if (err.where().find(ctx.name()) != std::string::npos) throw;
         throw err.with_context(ctx.where());

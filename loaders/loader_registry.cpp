@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/plugin_code.hpp"
 
 namespace mo {
 
@@ -48,7 +49,10 @@ const Loader& LoaderRegistry::choose(const std::string& path, const std::string&
     for (const Loader& l : items_)
         if (std::find(l.extensions.begin(), l.extensions.end(), ext) != l.extensions.end()) return l;
     for (const Loader& l : items_)
-        if (l.recognizes && l.recognizes(path)) return l;
+        if (l.recognizes && run_plugin_code(
+                                l.origin, [&] { return PluginCodeSite{"the " + l.framework + " loader's recognizes()", path}; },
+                                [&] { return l.recognizes(path); }))
+            return l;
     throw Error("unsupported framework: cannot tell the framework of this file", path,
                 "supported: " + supported() + "; or pass --framework NAME");
 }

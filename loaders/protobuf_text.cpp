@@ -19,11 +19,13 @@ public:
 
 }  // namespace
 
-std::optional<std::string> parse(const std::string& text, google::protobuf::Message& message, int recursion_limit) {
+std::optional<std::string> parse(const std::string& text, google::protobuf::Message& message, int recursion_limit,
+                                 bool allow_unknown_fields) {
     FirstError errors;
     google::protobuf::TextFormat::Parser parser;
     parser.RecordErrorsTo(&errors);
     parser.SetRecursionLimit(recursion_limit);
+    parser.AllowUnknownField(allow_unknown_fields);
     if (parser.ParseFromString(text, &message)) return std::nullopt;
     return errors.first.empty() ? std::string("not valid text format") : errors.first;
 }

@@ -1,5 +1,6 @@
 // BatchNormInference-5 (per-channel affine normalisation on axis 1), MVN-6 (mean/variance
-// normalisation over the axes given by its second input) and LRN-1 (local response normalisation).
+// normalisation over the axes given by its second input), LRN-1 (local response normalisation)
+// and NormalizeL2-1 (division by the L2 norm over the axes given).
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -218,6 +219,70 @@ std::vector<Tensor> eval_lrn(const Node& n, const std::vector<Tensor>& inputs) {
     });
 }
 
+// NormalizeL2-1: x / sqrt(sum of x^2 over `axes` + eps) (eps_mode add) or / sqrt(max(sum, eps))
+// (eps_mode max). Empty axes normalise each element by itself (sum = x^2), as the spec says.
+void infer_normalize_l2(InferContext& c) {
+    const std::string mode = c.attr<std::string>("eps_mode");
+    if (mode != "add" && mode != "max") c.fail("unknown eps_mode '" + mode + "'", "use add or max");
+    ElementType t = c.in_type(0);
+    if (t != ElementType::dynamic && !is_float(t)) c.fail("data must be of a floating-point type");
+    if (c.in_type(1) != ElementType::dynamic && !is_integral(c.in_type(1))) c.fail("axes must be an integer tensor");
+    const PartialShape& data = c.in_shape(0);
+    if (c.in_shape(1).rank_is_static() && c.in_shape(1).rank() > 1) c.fail("axes must be a scalar or 1D");
+    if (const Tensor* v = c.in_value(1); v && data.rank_is_static()) {
+        const auto rank = static_cast<int64_t>(data.rank());
+        for (int64_t axis : v->to_i64())
+            if (axis < -rank || axis >= rank)
+                c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    c.set_output(0, t, data);
+}
+
+std::vector<Tensor> eval_normalize_l2(const Node& n, const std::vector<Tensor>& inputs) {
+    const Shape& xs = inputs.at(0).shape();
+    const auto rank = static_cast<int64_t>(xs.size());
+    const double eps = n.attr<double>("eps");
+    const bool add = n.attr<std::string>("eps_mode") == "add";
+    std::vector<bool> reduced(xs.size(), false);
+    for (int64_t axis : inputs.at(1).to_i64()) {
+        if (axis < -rank || axis >= rank) throw Error("axis out of range", n.describe());
+        reduced[static_cast<size_t>(normalize_axis(axis, rank))] = true;
+    }
+    // Each element's sum lives at its index with the reduced axes set to 0.
+    const auto strides = row_major_strides(xs);
+    const int64_t total = shape_size(xs);
+    std::vector<int64_t> group(static_cast<size_t>(total));
+    std::vector<int64_t> idx(xs.size(), 0);
+    for (int64_t i = 0; i < total; ++i) {
+        int64_t off = 0;
+        for (size_t d = 0; d < xs.size(); ++d) off += reduced[d] ? 0 : idx[d] * strides[d];
+        group[static_cast<size_t>(i)] = off;
+        for (size_t d = xs.size(); d-- > 0;) {
+            if (++idx[d] < xs[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return evaluate_via_f32(inputs, [&](const std::vector<Tensor>& in) {
+        Tensor y = Tensor::allocate(in[0].type(), xs);
+        dispatch_type(in[0].type(), [&]<typename T>() {
+            if constexpr (std::is_floating_point_v<T>) {
+                const T* x = in[0].data<T>();
+                T* out = y.mutable_data<T>();
+                std::vector<double> sum(static_cast<size_t>(total), 0.0);
+                for (int64_t i = 0; i < total; ++i)
+                    sum[static_cast<size_t>(group[static_cast<size_t>(i)])] += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+                for (int64_t i = 0; i < total; ++i) {
+                    const double s = sum[static_cast<size_t>(group[static_cast<size_t>(i)])];
+                    out[i] = static_cast<T>(static_cast<double>(x[i]) / std::sqrt(add ? s + eps : std::max(s, eps)));
+                }
+            } else {
+                throw Error("NormalizeL2 needs a floating-point input", n.describe());
+            }
+        }, false);
+        return std::vector<Tensor>{y};
+    });
+}
+
 }  // namespace
 
 void register_normalization_ops(OpRegistry& r) {
@@ -251,6 +316,16 @@ void register_normalization_ops(OpRegistry& r) {
         },
         .infer = infer_lrn,
         .eval = eval_lrn,
+    });
+    r.add(OpSchema{
+        .type = "NormalizeL2", .ir_type = "NormalizeL2", .ir_version = "opset1",
+        .min_inputs = 2, .max_inputs = 2, .num_outputs = 1,
+        .attrs = {
+            {"eps", AttrKind::Float, {}},
+            {"eps_mode", AttrKind::String, {}},
+        },
+        .infer = infer_normalize_l2,
+        .eval = eval_normalize_l2,
     });
 }
 

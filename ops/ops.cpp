@@ -20,6 +20,7 @@ void register_builtin_ops(OpRegistry& r) {
     register_grid_sample_ops(r);
     register_detection_ops(r);
     register_detection_output_op(r);
+    register_prior_box_ops(r);
     register_subgraph_ops(r);
     register_dft_ops(r);
     register_state_ops(r);

@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh --smoke [-t SECONDS] [-b BUILD_DIR]   CI: every seed and regression input once,
 #                                                         then SECONDS of fuzzing (default 5)
 #
-# Targets: onnx onnx_text onnx_external tflite tf tfjs ir npy transformations_config cli (all by
+# Targets: onnx onnx_text onnx_external tflite tf tfjs caffe ir npy transformations_config cli (all by
 # default). Each fuzzes from its seeds (test data, fuzz/seeds/<target>), its regression inputs
 # (fuzz/regressions/<target>) and its dictionary (fuzz/dicts/<target>.dict), with libFuzzer's
 # limits set to what mo promises: 10 s per input, 2 GB of memory.
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(onnx onnx_text onnx_external tflite tf tfjs ir npy transformations_config cli)
+[ ${#targets[@]} -gt 0 ] || targets=(onnx onnx_text onnx_external tflite tf tfjs caffe ir npy transformations_config cli)
 
 seeds() {  # the read-only seed directories of target $1 that exist
   local dirs=("$root/fuzz/seeds/$1" "$root/fuzz/regressions/$1")
@@ -32,6 +32,7 @@ seeds() {  # the read-only seed directories of target $1 that exist
     onnx) dirs+=("$root/tests/e2e/data" /usr/share/libonnx-testdata/data/node) ;;
     onnx_text) dirs+=("$root/samples") ;;
     tflite) dirs+=("$root/tests/e2e/data/tflite_int8" "$root/tests/e2e/data/tflite_control_flow") ;;
+    caffe) dirs+=("$root/tests/e2e/data/caffe") ;;
     npy) dirs+=("$root/tests/e2e/data") ;;
   esac
   for d in "${dirs[@]}"; do [ -d "$d" ] && echo "$d"; done

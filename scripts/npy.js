@@ -1,9 +1,10 @@
 // .npy files (version 1.0, little-endian, C order) for the ONNX Runtime reference scripts:
-// float32, int32, int64, int16, int8, uint8 and bool arrays to and from onnxruntime-node tensors
-// ({ type, dims, data }).
+// float32, float64, float16 (as its bits), int32, int64, int16, int8, uint8, uint16, uint32, uint64
+// and bool arrays to and from onnxruntime-node tensors ({ type, dims, data }).
 const fs = require('fs');
 
-const DTYPES = { float32: '<f4', int32: '<i4', int64: '<i8', int16: '<i2', int8: '|i1', uint8: '|u1', bool: '|b1' };
+const DTYPES = { float32: '<f4', float64: '<f8', float16: '<f2', int32: '<i4', int64: '<i8', int16: '<i2', int8: '|i1',
+  uint8: '|u1', uint16: '<u2', uint32: '<u4', uint64: '<u8', bool: '|b1' };
 
 function writeNpy(file, tensor) {
   const descr = DTYPES[tensor.type];
@@ -36,6 +37,11 @@ function readNpy(file) {
   if (descr === '<i2') return { type: 'int16', dims, data: new Int16Array(copy) };
   if (descr === '<i4') return { type: 'int32', dims, data: new Int32Array(copy) };
   if (descr === '<i8') return { type: 'int64', dims, data: new BigInt64Array(copy) };
+  if (descr === '<f8') return { type: 'float64', dims, data: new Float64Array(copy) };
+  if (descr === '<f2') return { type: 'float16', dims, data: new Uint16Array(copy) };
+  if (descr === '<u2') return { type: 'uint16', dims, data: new Uint16Array(copy) };
+  if (descr === '<u4') return { type: 'uint32', dims, data: new Uint32Array(copy) };
+  if (descr === '<u8') return { type: 'uint64', dims, data: new BigUint64Array(copy) };
   throw new Error(file + ': unsupported dtype ' + descr);
 }
 

@@ -20,10 +20,12 @@ struct FlagSpec {
 
 // The flags, in the order --help lists them.
 const FlagSpec kFlags[] = {
-    {"input_model", true, "FILE", "model file to convert (.onnx, .prototxt, .tflite, frozen .pb / .pbtxt, TF.js model.json)"},
+    {"input_model", true, "FILE", "model file to convert (.onnx, .prototxt, .tflite, frozen .pb / .pbtxt, TF.js model.json, Caffe .caffemodel)"},
+    {"input_proto", true, "FILE", "Caffe: the deploy.prototxt of the --input_model .caffemodel (default: the .prototxt beside it)"},
     {"output_dir", true, "DIR", "where to write <model_name>.xml and .bin (created if missing; default .)"},
     {"model_name", true, "NAME", "base name of the IR files (default: the input file's stem)"},
-    {"framework", true, "NAME", "source framework: onnx, tflite or tf (default: guessed from the file)"},
+    {"output_format", true, "FORMATS", "ir (default), onnx, or ir,onnx: OpenVINO IR and/or <model_name>.onnx (docs/onnx-output.md)"},
+    {"framework", true, "NAME", "source framework: onnx, tflite, tf, caffe or ir (default: guessed from the file)"},
     {"input_shape", true, "SHAPES", "shapes for the model inputs by position: [1,3,224,224] or [1,3,?,?],[1,10]"},
     {"input", true, "INPUTS", "inputs by name with optional shapes: a[1,3,?,?],b ('?' dynamic, 'a..b' interval)"},
     {"output", true, "NAMES", "comma-separated tensor names to cut the model at"},
@@ -43,6 +45,7 @@ const FlagSpec kFlags[] = {
     {"transform", true, "NAME", "MakeStateful[param_res_names={'in':'out',...}]: paired inputs and outputs become variables"},
     {"extensions", true, "PATHS", "comma-separated plugin libraries or directories of them (see docs/extending.md)"},
     {"list_transformations", false, "", "print the ordered transformations (id, phase, enabled, origin) and exit"},
+    {"list_ops", false, "", "print every op schema (IR type, opset, inputs, outputs, attributes), plugins' included, and exit"},
     {"validate", false, "", "evaluate the written IR and compare it (see --validate_outputs); exit 1 beyond tolerance"},
     {"validate_inputs", true, "FILES", "comma-separated .npy inputs for --validate, by position or name=file (default: seeded random)"},
     {"validate_outputs", true, "FILES", "comma-separated reference .npy outputs (e.g. from the source framework)"},
@@ -232,7 +235,8 @@ std::string read_compress_flag(const std::vector<std::string>& args, size_t& i, 
     return *b ? "True" : "False";
 }
 
-// Reads every flag with its value; sets the action of --help, --version, --list_transformations.
+// Reads every flag with its value; sets the action of --help, --version, --list_transformations,
+// --list_ops.
 GivenFlags read_flags(const std::vector<std::string>& args, CliRequest& req) {
     GivenFlags given;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -260,6 +264,7 @@ GivenFlags read_flags(const std::vector<std::string>& args, CliRequest& req) {
     if (given.count("help")) req.action = CliRequest::Action::Help;
     else if (given.count("version")) req.action = CliRequest::Action::Version;
     else if (given.count("list_transformations")) req.action = CliRequest::Action::ListTransformations;
+    else if (given.count("list_ops")) req.action = CliRequest::Action::ListOps;
     return given;
 }
 
@@ -350,12 +355,23 @@ void parse_transform(const std::string& text, ConversionOptions& o) {
 // The flags that shape the conversion (and the plugins and configs --list_transformations uses).
 void read_conversion_options(const GivenFlags& given, CliRequest& req) {
     ConversionOptions& o = req.options;
+    if (auto v = find_given(given, "input_proto")) o.input_proto = *v;
     if (auto v = find_given(given, "input_model")) o.input_model = *v;
+    else if (!o.input_proto.empty()) o.input_model = o.input_proto;  // a Caffe topology without weights
     else if (req.action == CliRequest::Action::Convert)
         throw UsageError("--input_model is required", "command line", "mo --input_model model.onnx --output_dir out");
     if (auto v = find_given(given, "output_dir")) o.output_dir = *v;
     if (auto v = find_given(given, "model_name")) o.model_name = *v;
     if (auto v = find_given(given, "framework")) o.framework = *v;
+    else if (!o.input_proto.empty()) o.framework = "caffe";  // --input_proto is Caffe's flag
+    if (given.count("output_format")) {
+        o.output_formats = list_value(given, "output_format");
+        for (const auto& f : o.output_formats)
+            if ((f != "ir" && f != "onnx") || std::count(o.output_formats.begin(), o.output_formats.end(), f) > 1)
+                throw UsageError("--output_format takes ir, onnx or ir,onnx, not '" + find_given(given, "output_format")[0] + "'",
+                                 "command line");
+        if (o.output_formats.empty()) throw UsageError("--output_format needs a value", "command line");
+    }
     if (auto v = find_given(given, "log_level")) {
         try {
             req.log_level = parse_log_level(*v);
@@ -404,17 +420,18 @@ CliRequest parse_command_line(const std::vector<std::string>& args) {
         throw UsageError("--validate cannot compare a stateful IR with the source model (their inputs differ)",
                          "command line", "validate the conversion without --transform MakeStateful");
     // Flags that do not change the IR stay out of its conversion parameters: validation, and
-    // where the IR goes and how much is logged (the same model gives the same bytes wherever
-    // and however it is converted).
+    // where the IR goes, which formats are written and how much is logged (the same model gives
+    // the same bytes wherever and however it is converted).
     for (const auto& [k, v] : given)
-        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level") req.options.cli_parameters.emplace_back(k, v);
+        if (k.rfind("validate", 0) != 0 && k != "output_dir" && k != "log_level" && k != "output_format")
+            req.options.cli_parameters.emplace_back(k, v);
     return req;
 }
 
 std::string usage_text() {
     std::string s =
         "usage: mo --input_model FILE [--output_dir DIR] [options]\n\n"
-        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin).\n\n"
+        "Converts a model to OpenVINO IR v11 (<model_name>.xml + <model_name>.bin) and/or ONNX (<model_name>.onnx).\n\n"
         "options (--flag value or --flag=value):\n";
     for (const FlagSpec& f : kFlags) {
         std::string left = std::string("  --") + f.name + (f.takes_value ? " " : "") + f.value_name;

@@ -27,7 +27,7 @@ struct ValidationRequest {
 };
 
 struct CliRequest {
-    enum class Action { Convert, Help, Version, ListTransformations };
+    enum class Action { Convert, Help, Version, ListTransformations, ListOps };
     Action action = Action::Convert;
     ConversionOptions options;
     LogLevel log_level = LogLevel::Warning;

@@ -8,7 +8,9 @@
 #include "core/infer.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
+#include "emit/attr_format.hpp"
 #include "emit/ir_writer.hpp"
+#include "emit/onnx/onnx_writer.hpp"
 #include "tools/load_and_transform.hpp"
 #include "tools/pipeline.hpp"
 
@@ -18,21 +20,61 @@ namespace fs = std::filesystem;
 
 namespace {
 
+bool wants(const ConversionOptions& options, const char* format) {
+    return std::find(options.output_formats.begin(), options.output_formats.end(), format) != options.output_formats.end();
+}
+
 ConversionResult convert_into(const ConversionOptions& options, const Pipeline& pipeline, const fs::path& out_dir,
                               const std::string& model_name) {
-    std::unique_ptr<Graph> graph = load_and_transform(options, pipeline, options);
-    Progress::phase("write IR");
-
-    EmitOptions emit;
-    emit.xml_path = (out_dir / (model_name + ".xml")).string();
-    emit.bin_path = (out_dir / (model_name + ".bin")).string();
-    emit.model_name = model_name;
-    emit.conversion_parameters = options.cli_parameters;
-    EmitStats stats = write_ir(*graph, emit);
-    MO_LOG(Debug, "framework ", graph->source_framework, ": ", stats.layers, " layers, ", stats.edges, " edges");
+    const bool ir = wants(options, "ir"), onnx = wants(options, "onnx");
+    // ONNX keeps f32 weights: the graph is transformed without f16 compression, which runs
+    // afterwards for the IR (as the held model does it when it saves).
+    ConversionOptions transform_options = options;
+    if (onnx) transform_options.compress_to_fp16 = false;
+    std::unique_ptr<Graph> graph = load_and_transform(options, pipeline, transform_options);
+    ConversionResult result;
+    std::string onnx_data;
+    if (onnx) {
+        Progress::phase("write ONNX");
+        OnnxEmitOptions emit;
+        emit.path = (out_dir / (model_name + ".onnx")).string();
+        emit.model_name = model_name;
+        emit.metadata = options.cli_parameters;
+        OnnxEmitStats stats = write_onnx(*graph, emit);
+        result.onnx_path = emit.path;
+        result.onnx_nodes = stats.nodes;
+        result.onnx_opset = stats.opset;
+        onnx_data = stats.external_data;
+    }
+    if (ir) {
+        // Nothing half-written: an IR that fails takes the ONNX files written before it along.
+        try {
+            if (onnx && options.compress_to_fp16)
+                pipeline.transforms.run_all(*graph, TransformContext{options}, "CompressFloatConstantsToF16");
+            Progress::phase("write IR");
+            EmitOptions emit;
+            emit.xml_path = (out_dir / (model_name + ".xml")).string();
+            emit.bin_path = (out_dir / (model_name + ".bin")).string();
+            emit.model_name = model_name;
+            emit.conversion_parameters = options.cli_parameters;
+            EmitStats stats = write_ir(*graph, emit);
+            MO_LOG(Debug, "framework ", graph->source_framework, ": ", stats.layers, " layers, ", stats.edges, " edges");
+            result.xml_path = emit.xml_path;
+            result.bin_path = emit.bin_path;
+            result.layers = stats.layers;
+            result.bin_bytes = stats.bin_bytes;
+        } catch (...) {
+            if (!result.onnx_path.empty()) {
+                std::error_code ignored;
+                fs::remove(result.onnx_path, ignored);
+                if (!onnx_data.empty()) fs::remove(onnx_data, ignored);
+            }
+            throw;
+        }
+    }
     Progress::phase("release");  // freeing the graph and unmapping the model take time too
     graph.reset();
-    return ConversionResult{emit.xml_path, emit.bin_path, stats.layers, stats.bin_bytes};
+    return result;
 }
 
 }  // namespace
@@ -42,7 +84,6 @@ ConversionResult convert(const ConversionOptions& options) {
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))
         throw Error("input model not found", options.input_model, "check the path given to --input_model");
-    set_max_folded_bytes(options.max_constant_bytes);
     Progress::start();
     Progress::phase("start");
     Pipeline pipeline(options);  // declared before the graph, which refers to its op registry
@@ -84,6 +125,41 @@ ConversionResult convert(const ConversionOptions& options) {
 std::string list_transformations(const ConversionOptions& options) {
     Pipeline pipeline(options);
     return pipeline.transforms.describe_order();
+}
+
+namespace {
+
+// "`axis` int = 1", "`pads_begin` ints, required".
+std::string describe_attr(const AttrSpec& a) {
+    std::string text = "`" + a.name + "` " + std::string(kind_name(a.kind));
+    if (a.required()) return text + ", required";
+    const std::string value = format_attr(a.default_value);
+    return text + " = " + (value.empty() ? "\"\"" : value);
+}
+
+std::string describe_count(size_t min, size_t max) {
+    if (max == SIZE_MAX) return std::to_string(min) + "+";
+    return min == max ? std::to_string(min) : std::to_string(min) + "-" + std::to_string(max);
+}
+
+}  // namespace
+
+std::string list_ops(const ConversionOptions& options) {
+    Pipeline pipeline(options);
+    std::string table =
+        "| op | IR type | opset | inputs | outputs | attributes (IR name, kind, default) |\n|---|---|---|---|---|---|\n";
+    for (const std::string& type : pipeline.ops.types()) {
+        const OpSchema& op = pipeline.ops.get(type);
+        const std::string& origin = pipeline.ops.origin(type);
+        std::string attrs;
+        for (const AttrSpec& a : op.attrs) attrs += (attrs.empty() ? "" : "; ") + describe_attr(a);
+        table += "| `" + type + "`" + (origin == "built-in" ? "" : " (plugin " + origin + ")") + " | " +
+                 (op.is_internal() ? "—" : op.ir_type) + " | " + (op.is_internal() ? "internal" : op.ir_version) + " | " +
+                 describe_count(op.min_inputs, op.max_inputs) + " | " +
+                 (op.num_outputs == SIZE_MAX ? "per node" : std::to_string(op.num_outputs)) + " | " +
+                 (attrs.empty() ? "—" : attrs) + " |\n";
+    }
+    return table;
 }
 
 }  // namespace mo

@@ -10,9 +10,12 @@
 namespace mo {
 
 struct ConversionResult {
-    std::string xml_path, bin_path;
+    std::string xml_path, bin_path;  // empty when no IR was asked for
     size_t layers = 0;
     size_t bin_bytes = 0;
+    std::string onnx_path;           // --output_format onnx (external data: onnx_path + ".data")
+    size_t onnx_nodes = 0;
+    int onnx_opset = 0;
 };
 
 MO_API ConversionResult convert(const ConversionOptions& options);
@@ -20,5 +23,10 @@ MO_API ConversionResult convert(const ConversionOptions& options);
 // `mo --list_transformations`: the registry in run order after plugins, environment switches
 // and --transformations_config, one tab-separated line each: id, phase, enabled, origin.
 MO_API std::string list_transformations(const ConversionOptions& options);
+
+// `mo --list_ops`: every op schema after plugins (built-in and plugin ones, a plugin's named), as
+// a Markdown table sorted by type: IR spelling, opset, input and output counts, and each
+// attribute's IR name, kind and default. docs/ops.md holds the built-in table.
+MO_API std::string list_ops(const ConversionOptions& options);
 
 }  // namespace mo

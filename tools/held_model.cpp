@@ -77,9 +77,6 @@ std::unique_ptr<HeldModel> HeldModel::convert(const ConversionOptions& options) 
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))
         throw Error("input model not found", options.input_model, "check the path given to --input_model");
-    // A process-wide limit: written only when it changes, so that conversions running at once
-    // with the same limit do not race on it.
-    if (max_folded_bytes() != options.max_constant_bytes) set_max_folded_bytes(options.max_constant_bytes);
     std::unique_ptr<HeldModel> m(new HeldModel());
     m->options_ = options;
     m->pipeline_ = std::make_unique<Pipeline>(options);

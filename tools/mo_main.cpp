@@ -51,13 +51,21 @@ int run(const std::vector<std::string>& args) {
         std::cout << mo::list_transformations(req.options);
         return 0;
     }
+    if (req.action == mo::CliRequest::Action::ListOps) {
+        std::cout << mo::list_ops(req.options);
+        return 0;
+    }
     mo::ConversionResult result = mo::convert(req.options);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     char line[128];
-    std::cout << "[ SUCCESS ] Generated IR version 11 model.\n"
-              << "[ SUCCESS ] XML file: " << absolute(result.xml_path) << "\n"
-              << "[ SUCCESS ] BIN file: " << absolute(result.bin_path) << "\n"
-              << "[ SUCCESS ] Layers: " << result.layers << ", weights: " << result.bin_bytes << " bytes\n";
+    if (!result.xml_path.empty())
+        std::cout << "[ SUCCESS ] Generated IR version 11 model.\n"
+                  << "[ SUCCESS ] XML file: " << absolute(result.xml_path) << "\n"
+                  << "[ SUCCESS ] BIN file: " << absolute(result.bin_path) << "\n"
+                  << "[ SUCCESS ] Layers: " << result.layers << ", weights: " << result.bin_bytes << " bytes\n";
+    if (!result.onnx_path.empty())
+        std::cout << "[ SUCCESS ] ONNX file: " << absolute(result.onnx_path) << " (opset " << result.onnx_opset << ", "
+                  << result.onnx_nodes << " nodes; checked by onnx::checker)\n";
     std::snprintf(line, sizeof line, "[ SUCCESS ] Total execution time: %.2f seconds.\n", seconds);
     std::cout << line;
     std::snprintf(line, sizeof line, "[ SUCCESS ] Memory consumed: %.0f MB.\n", peak_rss_mb());
@@ -66,7 +74,7 @@ int run(const std::vector<std::string>& args) {
     mo::ConversionValidation v = mo::validate_conversion(req.options, result, req.validation);
     std::cout << "[ VALIDATE ] " << v.report;
     if (!v.report.empty() && v.report.back() != '\n') std::cout << "\n";
-    std::cout << (v.ok ? "[ VALIDATE ] passed\n" : "[ VALIDATE ] FAILED: outputs differ beyond tolerance (the IR was written)\n");
+    std::cout << (v.ok ? "[ VALIDATE ] passed\n" : "[ VALIDATE ] FAILED: outputs differ beyond tolerance (the files were written)\n");
     return v.ok ? 0 : 1;
 }
 

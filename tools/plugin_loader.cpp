@@ -121,6 +121,14 @@ std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths, Re
     std::vector<LoadedPlugin> loaded;
     for (const std::string& path : paths) {
         MoPluginInfo info = entry_info(path);
+        // The same plugin twice (an installed copy and a build tree's, say) would clash on its
+        // first registration, blaming ids rather than the two files.
+        const std::string name = info.name ? info.name : "";
+        for (const LoadedPlugin& earlier : loaded)
+            if (!name.empty() && earlier.name == name)
+                throw Error("plugin '" + name + "' is loaded twice: from " + earlier.path + " and from " + path, path,
+                            "load one copy: drop one from --extensions or MO_PLUGIN_PATH, or remove the one in " +
+                                installed_plugin_dir());
         set_origin(registries, path);
         try {
             info.register_plugin(registries);

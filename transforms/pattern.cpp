@@ -275,6 +275,13 @@ std::optional<PatternMatch> match_pattern(const Pattern& pattern, const Node& ro
     return Matcher(pattern).run(root);
 }
 
+std::vector<std::string> PatternTransformation::named_op_types() const {
+    std::set<std::string> types;
+    for (const Pattern& p : patterns())
+        for (const Pattern::NodeSpec& n : p.nodes()) types.insert(n.types.begin(), n.types.end());
+    return {types.begin(), types.end()};
+}
+
 bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
     const std::vector<Pattern> alternatives = patterns();
     std::set<std::string> root_types;

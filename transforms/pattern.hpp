@@ -123,6 +123,8 @@ public:
     // Alternatives, tried in order (e.g. the Divide and the Multiply-by-reciprocal form).
     virtual std::vector<Pattern> patterns() const = 0;
     virtual bool apply(const PatternMatch& match, const TransformContext& ctx) = 0;
+    // Every op type a node of any of patterns() names.
+    std::vector<std::string> named_op_types() const override;
     bool run(Graph& graph, const TransformContext& ctx) final;
 };
 

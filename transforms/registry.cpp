@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/log.hpp"
+#include "core/plugin_code.hpp"
 #include "core/progress.hpp"
 
 namespace mo {
@@ -19,6 +20,22 @@ std::vector<const OpSchema*> present_ops(const Graph& graph, const std::vector<s
     for (const std::string& type : types)
         if (const OpSchema* op = graph.ops().find(type); op && graph.count_of(*op) > 0) present.push_back(op);
     return present;
+}
+
+TransformContext::TransformContext(const ConversionOptions& c) {
+    options.outputs = c.outputs;
+    options.inputs = c.inputs;
+    options.mean_values = c.mean_values;
+    options.scale_values = c.scale_values;
+    options.reverse_input_channels = c.reverse_input_channels;
+    options.batch = c.batch;
+    options.layouts = c.layouts;
+    options.static_shape = c.static_shape;
+    options.disable_nhwc_to_nchw = c.disable_nhwc_to_nchw;
+    options.compress_to_fp16 = c.compress_to_fp16;
+    options.max_constant_bytes = c.max_constant_bytes;
+    options.make_stateful = c.make_stateful;
+    options.stateful_pairs = c.stateful_pairs;
 }
 
 bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
@@ -144,6 +161,17 @@ const std::string& TransformRegistry::origin(const Transformation& t) const {
     return it->second;
 }
 
+void TransformRegistry::check_op_types(const OpRegistry& ops) const {
+    for (const auto& t : items_)
+        for (const std::string& type : t->named_op_types())
+            if (!ops.find(type))
+                throw Error("transformation '" + t->id() + "' looks for op type '" + type +
+                                "', which no op schema defines: it could never match",
+                            origin(*t),
+                            "correct the op type's spelling (mo --list_ops lists the op types), or register its op "
+                            "schema (docs/extending.md)");
+}
+
 std::string TransformRegistry::describe_order() const {
     static constexpr const char* kPhases[] = {"front", "middle", "back"};
     std::ostringstream os;
@@ -243,7 +271,8 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx, const
     std::function<bool(const Transformation&, Graph&)> run_in = [&](const Transformation& t, Graph& g) {
         bool changed = false;
         try {
-            changed = const_cast<Transformation&>(t).run(g, ctx);
+            changed = run_plugin_code(origin(t), [&] { return PluginCodeSite{"transformation '" + t.id() + "'", {}}; },
+                                      [&] { return const_cast<Transformation&>(t).run(g, ctx); });
         } catch (const Error& e) {
             throw e.with_context("transformation '" + t.id() + "'");
         } catch (const std::logic_error&) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/api.hpp"
+#include "core/op_schema.hpp"
 #include "transforms/transformation.hpp"
 
 namespace mo {
@@ -32,6 +33,10 @@ public:
     // constraints, ties broken by id. Throws mo::Error naming the members of a cycle, or an
     // unknown id used in a constraint.
     std::vector<const Transformation*> order() const;
+
+    // Throws mo::Error naming the first transformation (and its origin) whose named_op_types()
+    // holds a type `ops` does not define. Run once the built-ins and every plugin are registered.
+    void check_op_types(const OpRegistry& ops) const;
 
     // Whether `t` runs, after MO_ENABLED_TRANSFORMS / MO_DISABLED_TRANSFORMS (disable wins).
     bool is_enabled(const Transformation& t) const;

@@ -2,7 +2,9 @@
 // constraints; the registry (registry.hpp) decides when it runs.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/api.hpp"
@@ -23,9 +25,31 @@ inline constexpr const char* BackStart = "BackStart";
 inline constexpr const char* BackFinish = "BackFinish";
 }  // namespace anchors
 
+// The conversion choices a transformation may read: those that change the graph, not where the
+// files are, which plugins run or how much is logged (the rest of ConversionOptions).
+struct TransformOptions {
+    std::vector<std::string> outputs;  // --output: cut the graph at these tensors
+    std::vector<InputSpec> inputs;     // --input / --input_shape: shapes and frozen values
+    std::vector<InputChannelValues> mean_values, scale_values;
+    bool reverse_input_channels = false;
+    std::optional<int64_t> batch;
+    std::vector<InputLayout> layouts;
+    bool static_shape = false;
+    bool disable_nhwc_to_nchw = false;
+    bool compress_to_fp16 = true;
+    int64_t max_constant_bytes = int64_t{2} << 30;  // --max_constant_size
+    // --transform MakeStateful[param_res_names={...}]
+    bool make_stateful = false;
+    std::vector<std::pair<std::string, std::string>> stateful_pairs;
+};
+
 // What a transformation may read besides the graph.
-struct TransformContext {
-    const ConversionOptions& options;
+struct MO_API TransformContext {
+    TransformContext() = default;
+    // The transformation choices of a conversion's options.
+    explicit TransformContext(const ConversionOptions& conversion);
+
+    TransformOptions options;
 };
 
 class MO_API Transformation {
@@ -50,6 +74,11 @@ public:
     // Re-run shape inference afterwards (also done automatically after partial inference has
     // run, whenever a transformation reports a change).
     virtual bool force_shape_inference() const { return false; }
+    // The op types this transformation looks for by name. The registry checks them against the
+    // op registry once every plugin is loaded (TransformRegistry::check_op_types), so that a
+    // misspelt type is an error instead of a rewrite that never fires. OpTransformation and
+    // PatternTransformation list theirs; a generic transformation lists the types it tests.
+    virtual std::vector<std::string> named_op_types() const { return {}; }
     // Returns whether the graph changed.
     virtual bool run(Graph& graph, const TransformContext& ctx) = 0;
 };
@@ -66,6 +95,7 @@ public:
     virtual std::vector<std::string> op_types() const = 0;
     virtual bool matches(Node) const { return true; }
     virtual bool apply(Node node, const TransformContext& ctx) = 0;
+    std::vector<std::string> named_op_types() const override { return op_types(); }
     bool run(Graph& graph, const TransformContext& ctx) final;
 };
 

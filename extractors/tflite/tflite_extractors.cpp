@@ -1,5 +1,6 @@
 #include "extractors/tflite/tflite_extractors.hpp"
 
+#include "core/eval_budget.hpp"
 #include "core/infer.hpp"
 
 namespace mo {
@@ -28,9 +29,9 @@ int64_t tflite_constant_elements(ExtractContext& c, const std::vector<int64_t>& 
     for (int64_t d : dims)
         if (d < 0 || __builtin_mul_overflow(n, d, &n))
             c.fail(what + " would have a negative or overflowing size", "the model is corrupt; re-export it");
-    if (!fits_max_folded_bytes(type, n))
+    if (!fits_bytes(type, n, c.graph().max_constant_bytes))
         c.fail(what + " would have " + std::to_string(n) + " elements, more than --max_constant_size (" +
-                   std::to_string(max_folded_bytes()) + " bytes)",
+                   std::to_string(c.graph().max_constant_bytes) + " bytes)",
                "raise --max_constant_size if the model is genuine");
     return n;
 }

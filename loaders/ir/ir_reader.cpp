@@ -273,8 +273,15 @@ private:
 
     const OpSchema& schema_for(const Layer& l, const std::string& version) const {
         auto it = by_type_.find(lower(l.type));
+        // Plugins' ops are found only when their plugin is loaded: say how, and where mo looks.
+        const std::string plugins = "load the plugin that defines it with --extensions PATH (MO_PLUGIN_PATH and the "
+                                    "installed plugin directory, lib/mo/plugins beside libmo.so, are searched too)";
+        if (it == by_type_.end() && version.rfind("opset", 0) != 0)
+            fail(l, "op type '" + l.type + "' of version '" + version + "' is not known: it is not an OpenVINO opset op",
+                 plugins);
         if (it == by_type_.end())
-            fail(l, "op type '" + l.type + "' is not supported by mo", "mo reads only the opset ops it can also write");
+            fail(l, "op type '" + l.type + "' is not supported by mo",
+                 "mo reads the opset ops it can also write; if a plugin defines this one, " + plugins);
         if (it->second->ir_version != version)
             fail(l, "op " + l.type + " version " + version + " is not supported by mo",
                  "mo supports " + l.type + " of version " + it->second->ir_version);

@@ -72,6 +72,10 @@ Error parse_failure(const std::string& bytes, bool text, const std::string& path
         return Error("the model nests messages more deeply than protobuf parses (100 levels; each If / Loop / Scan "
                      "body nested in another takes 3)",
                      path, "re-export the model with less deeply nested control flow");
+    // A Caffe deploy.prototxt shares the extension.
+    if (text && (bytes.find("layer {") != std::string::npos || bytes.find("layers {") != std::string::npos))
+        return Error("cannot parse the ONNX text-format model: " + detail, path,
+                     "this looks like a Caffe net: pass --framework caffe, or --input_model m.caffemodel --input_proto deploy.prototxt");
     return Error(text ? "cannot parse the ONNX text-format model: " + detail : "cannot parse the ONNX model", path,
                  "check that the file is an ONNX model (binary .onnx or text .prototxt)");
 }
@@ -204,7 +208,9 @@ struct Scope {
 class OnnxGraphBuilder {
 public:
     OnnxGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path, options.external_data_dir) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)), tensors_(path, options.external_data_dir) {
+        graph_->max_constant_bytes = options.max_constant_bytes;
+    }
 
     std::unique_ptr<Graph> run() {
         parsed_ = parse_model(path_);

@@ -2,7 +2,7 @@
 // the graph inputs that are not initializers, Constants for initializers, and Results for the
 // graph outputs. Nothing is interpreted yet: each FrameworkNode keeps its op type, domain and
 // opset, and reads its attributes through node.framework().attributes (null when it has none)
-// from the NodeProto's bytes in the mapped file; framework().record is not set.
+// from the NodeProto's bytes in the mapped file.
 #pragma once
 
 #include <memory>

@@ -8,7 +8,7 @@ namespace mo {
 
 namespace {
 
-FrameworkAttr read(const mo_tf::AttrValue& a, std::string_view name, const std::string& node) {
+FrameworkAttr read(const mo_tf::AttrValue& a, std::string_view name, const std::string& node, int64_t max_bytes) {
     using V = mo_tf::AttrValue;
     switch (a.value_case()) {
         case V::kI: return a.i();
@@ -21,7 +21,8 @@ FrameworkAttr read(const mo_tf::AttrValue& a, std::string_view name, const std::
             for (const auto& d : a.shape().dim()) dims.push_back(d.size());
             return dims;
         }
-        case V::kTensor: return tf_tensor_value(a.tensor(), "attribute '" + std::string(name) + "' of node '" + node + "'");
+        case V::kTensor:
+            return tf_tensor_value(a.tensor(), "attribute '" + std::string(name) + "' of node '" + node + "'", max_bytes);
         case V::kList: {
             const auto& l = a.list();
             if (l.s_size()) return std::vector<std::string>(l.s().begin(), l.s().end());
@@ -37,22 +38,23 @@ FrameworkAttr read(const mo_tf::AttrValue& a, std::string_view name, const std::
 
 class TfAttributes final : public FrameworkAttributes {
 public:
-    explicit TfAttributes(const mo_tf::NodeDef& node) : node_(node) {}
+    TfAttributes(const mo_tf::NodeDef& node, int64_t max_bytes) : node_(node), max_bytes_(max_bytes) {}
 
     std::optional<FrameworkAttr> get(std::string_view name) const override {
         auto it = node_.attr().find(std::string(name));
         if (it == node_.attr().end()) return std::nullopt;
-        return read(it->second, name, node_.name());
+        return read(it->second, name, node_.name(), max_bytes_);
     }
 
 private:
     const mo_tf::NodeDef& node_;
+    int64_t max_bytes_;
 };
 
 }  // namespace
 
-std::shared_ptr<const FrameworkAttributes> tf_attributes(const mo_tf::NodeDef& node) {
-    return std::make_shared<TfAttributes>(node);
+std::shared_ptr<const FrameworkAttributes> tf_attributes(const mo_tf::NodeDef& node, int64_t max_bytes) {
+    return std::make_shared<TfAttributes>(node, max_bytes);
 }
 
 }  // namespace mo

@@ -13,7 +13,8 @@ class NodeDef;
 
 namespace mo {
 
-// `node` must outlive the result (the graph keeps the GraphDef alive).
-std::shared_ptr<const FrameworkAttributes> tf_attributes(const mo_tf::NodeDef& node);
+// `node` must outlive the result (the graph keeps the GraphDef alive). Tensor attributes are
+// held to `max_bytes` (--max_constant_size) where they expand beyond their stored values.
+std::shared_ptr<const FrameworkAttributes> tf_attributes(const mo_tf::NodeDef& node, int64_t max_bytes);
 
 }  // namespace mo

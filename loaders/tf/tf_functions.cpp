@@ -138,7 +138,7 @@ std::vector<OutPort> TfFunctions::instantiate(const std::string& name, Graph& gr
             if (weight != weights_.end())
                 node = graph.add_constant(prefix + n.name(), weight->second);
             else if (value != n.attr().end() && value->second.has_tensor())
-                node = graph.add_constant(prefix + n.name(), tf_tensor_value(value->second.tensor(), at));
+                node = graph.add_constant(prefix + n.name(), tf_tensor_value(value->second.tensor(), at, graph.max_constant_bytes));
             else
                 throw Error("the constant has no value", at, "the model is corrupt; re-export it");
         } else {
@@ -147,8 +147,7 @@ std::vector<OutPort> TfFunctions::instantiate(const std::string& name, Graph& gr
             fw.framework = "tf";
             fw.type = n.op();
             fw.opset = 1;
-            fw.record = &n;
-            fw.attributes = tf_attributes(n);
+            fw.attributes = tf_attributes(n, graph.max_constant_bytes);
             size_t inputs = 0;
             for (const auto& in : n.input()) inputs += !in.empty() && in[0] != '^';
             node.set_input_count(inputs);

@@ -155,7 +155,9 @@ std::pair<std::string, size_t> split_input(const std::string& input, const std::
 class TfGraphBuilder {
 public:
     TfGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {
+        graph_->max_constant_bytes = options.max_constant_bytes;
+    }
 
     std::unique_ptr<Graph> run() {
         model_ = ends_with(path_, ".json")    ? parse_tfjs(path_)
@@ -319,7 +321,7 @@ private:
             if (attr == n.attr().end() || !attr->second.has_tensor())
                 throw Error("the constant has no value (and no TF.js weight of its name)", where(n),
                             "freeze the graph so that variables become constants");
-            value = tf_tensor_value(attr->second.tensor(), where(n));
+            value = tf_tensor_value(attr->second.tensor(), where(n), options_.max_constant_bytes);
         }
         Node c = graph_->add_constant(n.name(), std::move(value));
         return c;
@@ -338,8 +340,7 @@ private:
                 fw.framework = "tf";
                 fw.type = n.op();
                 fw.opset = 1;
-                fw.record = &n;
-                fw.attributes = tf_attributes(n);
+                fw.attributes = tf_attributes(n, options_.max_constant_bytes);
                 size_t inputs = 0;
                 for (const auto& in : n.input()) inputs += !in.empty() && in[0] != '^';
                 node.set_input_count(inputs);

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/float16.hpp"
-#include "core/infer.hpp"
+#include "core/eval_budget.hpp"
 
 namespace mo {
 
@@ -45,12 +45,13 @@ namespace {
 
 // Fills `count` elements of T from `values` (converted), repeating the last one.
 template <typename T, typename List>
-Tensor from_list(ElementType type, const Shape& shape, const List& values, size_t count, const std::string& where) {
+Tensor from_list(ElementType type, const Shape& shape, const List& values, size_t count, const std::string& where,
+                 int64_t max_bytes) {
     // Fewer values than elements (TensorFlow's splat) is the one case where the file does not
     // bound the size: held to the limit constant folding keeps.
-    if (static_cast<size_t>(values.size()) < count && !fits_max_folded_bytes(type, static_cast<int64_t>(count)))
+    if (static_cast<size_t>(values.size()) < count && !fits_bytes(type, static_cast<int64_t>(count), max_bytes))
         throw Error("a constant of " + std::to_string(values.size()) + " value(s) repeated to " + std::to_string(count) +
-                        " elements is larger than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
+                        " elements is larger than --max_constant_size (" + std::to_string(max_bytes) + " bytes)",
                     where, "raise --max_constant_size if the model is genuine");
     Tensor t = Tensor::allocate(type, shape);
     if (count == 0) return t;
@@ -65,7 +66,7 @@ Tensor from_list(ElementType type, const Shape& shape, const List& values, size_
     return t;
 }
 
-Tensor read_value(const mo_tf::TensorProto& t, const std::string& where) {
+Tensor read_value(const mo_tf::TensorProto& t, const std::string& where, int64_t max_bytes) {
     const ElementType type = tf_element_type(t.dtype(), where);
     const PartialShape ps = tf_shape(t.tensor_shape());
     if (!ps.is_static()) throw Error("a constant tensor has an unknown shape", where, "the model is corrupt");
@@ -81,27 +82,27 @@ Tensor read_value(const mo_tf::TensorProto& t, const std::string& where) {
         return out;
     }
     switch (type) {
-        case ElementType::f32: return from_list<float>(type, shape, t.float_val(), count, where);
-        case ElementType::f64: return from_list<double>(type, shape, t.double_val(), count, where);
-        case ElementType::i64: return from_list<int64_t>(type, shape, t.int64_val(), count, where);
-        case ElementType::u32: return from_list<uint32_t>(type, shape, t.uint32_val(), count, where);
-        case ElementType::u64: return from_list<uint64_t>(type, shape, t.uint64_val(), count, where);
-        case ElementType::boolean: return from_list<uint8_t>(type, shape, t.bool_val(), count, where);
+        case ElementType::f32: return from_list<float>(type, shape, t.float_val(), count, where, max_bytes);
+        case ElementType::f64: return from_list<double>(type, shape, t.double_val(), count, where, max_bytes);
+        case ElementType::i64: return from_list<int64_t>(type, shape, t.int64_val(), count, where, max_bytes);
+        case ElementType::u32: return from_list<uint32_t>(type, shape, t.uint32_val(), count, where, max_bytes);
+        case ElementType::u64: return from_list<uint64_t>(type, shape, t.uint64_val(), count, where, max_bytes);
+        case ElementType::boolean: return from_list<uint8_t>(type, shape, t.bool_val(), count, where, max_bytes);
         case ElementType::f16:
-        case ElementType::bf16: return from_list<uint16_t>(type, shape, t.half_val(), count, where);  // the bits
-        case ElementType::i32: return from_list<int32_t>(type, shape, t.int_val(), count, where);
-        case ElementType::i16: return from_list<int16_t>(type, shape, t.int_val(), count, where);
-        case ElementType::i8: return from_list<int8_t>(type, shape, t.int_val(), count, where);
-        case ElementType::u8: return from_list<uint8_t>(type, shape, t.int_val(), count, where);
-        case ElementType::u16: return from_list<uint16_t>(type, shape, t.int_val(), count, where);
+        case ElementType::bf16: return from_list<uint16_t>(type, shape, t.half_val(), count, where, max_bytes);  // the bits
+        case ElementType::i32: return from_list<int32_t>(type, shape, t.int_val(), count, where, max_bytes);
+        case ElementType::i16: return from_list<int16_t>(type, shape, t.int_val(), count, where, max_bytes);
+        case ElementType::i8: return from_list<int8_t>(type, shape, t.int_val(), count, where, max_bytes);
+        case ElementType::u8: return from_list<uint8_t>(type, shape, t.int_val(), count, where, max_bytes);
+        case ElementType::u16: return from_list<uint16_t>(type, shape, t.int_val(), count, where, max_bytes);
         default: throw Error("unsupported constant type", where);
     }
 }
 
 }  // namespace
 
-Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where) {
-    return located(where, [&] { return read_value(t, where); });
+Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where, int64_t max_bytes) {
+    return located(where, [&] { return read_value(t, where, max_bytes); });
 }
 
 }  // namespace mo

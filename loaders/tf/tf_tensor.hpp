@@ -15,8 +15,9 @@ std::string tf_type_name(int64_t dtype);
 
 // The tensor's values: tensor_content when present, else the typed value list (a list shorter
 // than the shape is padded with its last value, as TensorFlow does). Throws mo::Error naming
-// `where` for a size mismatch.
-Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where);
+// `where` for a size mismatch, and for a value list repeated beyond `max_bytes`
+// (--max_constant_size).
+Tensor tf_tensor_value(const mo_tf::TensorProto& t, const std::string& where, int64_t max_bytes);
 
 // Dims of a TensorShapeProto: -1 (or unknown rank) stays dynamic.
 PartialShape tf_shape(const mo_tf::TensorShapeProto& s);

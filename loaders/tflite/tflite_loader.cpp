@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/eval_budget.hpp"
 #include "core/infer.hpp"
 #include "core/mapped_file.hpp"
 #include "core/subgraph.hpp"
@@ -134,7 +135,9 @@ constexpr size_t kBuiltOperatorsPerOperator = 4, kBuiltOperatorsMargin = 10'000;
 class TfliteGraphBuilder {
 public:
     TfliteGraphBuilder(const std::string& path, const ConversionOptions& options, const OpRegistry& ops)
-        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {}
+        : path_(path), options_(options), graph_(std::make_unique<Graph>(ops)) {
+        graph_->max_constant_bytes = options.max_constant_bytes;
+    }
 
     std::unique_ptr<Graph> run() {
         file_ = MappedFile::open(path_);
@@ -267,13 +270,13 @@ private:
         Tensor value;
         if (bytes.empty()) {
             const int64_t elements = located(at, [&] { return shape_size(dims); });
-            if (!fits_max_folded_bytes(type, elements))
+            if (!fits_bytes(type, elements, options_.max_constant_bytes))
                 throw Error("the variable tensor has " + std::to_string(elements) + " elements, more than --max_constant_size (" +
-                                std::to_string(max_folded_bytes()) + " bytes)",
+                                std::to_string(options_.max_constant_bytes) + " bytes)",
                             at, "raise --max_constant_size if the model is genuine");
             value = Tensor::allocate(type, dims);
         } else if (t.sparsity()) {  // densified now: DENSIFY then passes it on
-            value = densify_tflite(*t.sparsity(), type, dims, bytes, at);
+            value = densify_tflite(*t.sparsity(), type, dims, bytes, at, options_.max_constant_bytes);
         } else {
             const size_t need = located(at, [&] { return byte_size(type, static_cast<size_t>(shape_size(dims))); });
             if (need != bytes.size())
@@ -407,7 +410,6 @@ private:
             std::string name = tensor_name(tensor(s, op.outputs()->Get(0), where), op.outputs()->Get(0));
             Node node = s.graph->add_node("FrameworkNode", unique(name));
             describe_operator(op, node.framework(), where + " ('" + name + "') in " + in(s));
-            node.framework().record = &op;
             node.set_input_count(op.inputs() ? op.inputs()->size() : 0);
             node.set_output_count(outputs);
             for (size_t j = 0; j < outputs; ++j) {

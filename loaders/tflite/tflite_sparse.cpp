@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/eval_budget.hpp"
 #include "core/infer.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 
@@ -95,7 +96,7 @@ private:
 }  // namespace
 
 Tensor densify_tflite(const tflite::SparsityParameters& sp, ElementType type, const Shape& shape,
-                      std::span<const std::byte> values, const std::string& where) {
+                      std::span<const std::byte> values, const std::string& where, int64_t max_bytes) {
     const size_t n = shape.size();
     const auto* order = sp.traversal_order();
     const auto* metadata = sp.dim_metadata();
@@ -155,9 +156,9 @@ Tensor densify_tflite(const tflite::SparsityParameters& sp, ElementType type, co
     }
     // The file bounds the stored values, not the dense shape: held to constant folding's limit.
     const int64_t elements = located(where, [&] { return shape_size(shape); });
-    if (!fits_max_folded_bytes(type, elements))
+    if (!fits_bytes(type, elements, max_bytes))
         throw Error("the sparse tensor densifies to " + std::to_string(elements) +
-                        " elements, more than --max_constant_size (" + std::to_string(max_folded_bytes()) + " bytes)",
+                        " elements, more than --max_constant_size (" + std::to_string(max_bytes) + " bytes)",
                     where, "raise --max_constant_size if the model is genuine");
     Tensor out = Tensor::allocate(type, shape);
     const size_t element = byte_size(type, 1);

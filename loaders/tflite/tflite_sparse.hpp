@@ -16,6 +16,6 @@ namespace mo {
 
 // Throws mo::Error naming `where` when the metadata and the values do not fit together.
 Tensor densify_tflite(const tflite::SparsityParameters& sparsity, ElementType type, const Shape& dense_shape,
-                      std::span<const std::byte> values, const std::string& where);
+                      std::span<const std::byte> values, const std::string& where, int64_t max_bytes);
 
 }  // namespace mo

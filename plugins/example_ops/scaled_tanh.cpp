@@ -2,7 +2,8 @@
 //  * the op ScaledTanh, y = alpha * tanh(beta * x), with shape inference and evaluation, written
 //    to the IR as an extension op of version "example_opset" (not an OpenVINO opset op: the
 //    runtime needs a matching extension to run it);
-//  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta);
+//  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta), and of
+//    a Caffe layer of type ScaledTanh (scaled_tanh_param { alpha beta }, a fork's parameters);
 //  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh;
 //  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh;
 //  * the extractor of MediaPipe's TFLite CUSTOM op Convolution2DTransposeBias, which reads its
@@ -49,6 +50,11 @@ mo::OpSchema scaled_tanh_schema() {
 
 void extract_scaled_tanh(mo::ExtractContext& c) {
     c.become("ScaledTanh", {{"alpha", c.f("alpha", 1.0)}, {"beta", c.f("beta", 1.0)}});
+}
+
+// A Caffe layer's parameters are read by path; fields mo's caffe.proto lacks come from the prototxt.
+void extract_caffe_scaled_tanh(mo::ExtractContext& c) {
+    c.become("ScaledTanh", {{"alpha", c.f("scaled_tanh_param.alpha", 1.0)}, {"beta", c.f("scaled_tanh_param.beta", 1.0)}});
 }
 
 // Replaces ScaledTanh(x) with alpha = beta = 1 by the opset's Tanh(x).
@@ -123,6 +129,7 @@ namespace {
 void register_example_ops(mo::Registries& r) {
     r.ops.add(scaled_tanh_schema());
     r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
+    r.extractors.add({"caffe", "", "ScaledTanh", 1, INT64_MAX, extract_caffe_scaled_tanh});
     r.transforms.add(std::make_unique<ScaledTanhToTanh>());
     r.transforms.add(std::make_unique<ScaledTanhFusion>());
     register_transpose_conv_bias(r);

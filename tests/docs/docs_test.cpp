@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tools/convert.hpp"
+
 namespace mo {
 namespace {
 
@@ -38,6 +40,17 @@ TEST(Docs, ExtendingSnippetsAreCompiledCode) {
         EXPECT_GE(blocks.size(), 2u) << page;
         for (const std::string& block : blocks) EXPECT_NE(sources.find(block), std::string::npos) << page << "\n" << block;
     }
+}
+
+// docs/ops.md's generated table is what `mo --list_ops` prints for the built-in ops.
+TEST(Docs, OpsTableIsWhatListOpsPrints) {
+    const std::string page = read_file(std::string(MO_SOURCE_DIR) + "/docs/ops.md");
+    const std::string begin = "<!-- begin mo --list_ops -->\n", end = "<!-- end mo --list_ops -->\n";
+    const size_t from = page.find(begin), to = page.find(end);
+    ASSERT_NE(from, std::string::npos);
+    ASSERT_NE(to, std::string::npos);
+    const std::string table = page.substr(from + begin.size(), to - from - begin.size());
+    EXPECT_EQ(table, list_ops(ConversionOptions{})) << "run scripts/update_ops_doc.sh build/tools/mo";
 }
 
 }  // namespace

@@ -116,6 +116,33 @@ std::vector<BadInput> bad_inputs() {
          },
          1,
          {"m.pb", "the GraphDef file is truncated or corrupt"}},
+        {"a Caffe .caffemodel cut short",
+         [](const fs::path& d) {
+             const std::string bytes = read_bytes(std::string(MO_SOURCE_DIR) + "/tests/e2e/data/caffe/conv/model.caffemodel");
+             write_bytes(d / "m.caffemodel", bytes.substr(0, bytes.size() / 2));
+             return "--input_model " + (d / "m.caffemodel").string();
+         },
+         1,
+         {"m.caffemodel", "the Caffe NetParameter file is truncated or corrupt"}},
+        {"a Caffe prototxt that is not text format",
+         [](const fs::path& d) {
+             write_bytes(d / "deploy.prototxt", "layer { name: \"conv\" type: Convolution {");
+             return "--input_proto " + (d / "deploy.prototxt").string();
+         },
+         1,
+         {"deploy.prototxt", "not a valid Caffe prototxt: line 1"}},
+        {"a Caffe blob with fewer values than its shape",
+         [](const fs::path& d) {
+             write_bytes(d / "deploy.prototxt", "input: \"x\" input_shape { dim: 2 }\n"
+                                                "layer { name: \"p\" type: \"PReLU\" bottom: \"x\" top: \"y\" }\n");
+             // NetParameter.layer(100) { name(1) "p", blobs(7) { data(5) packed [1 float], shape(7) { dim(1) [2] } } }
+             const std::string blob = std::string("\x2a\x04\x00\x00\x80\x3f\x3a\x03\x0a\x01\x02", 11);
+             const std::string layer = std::string("\x0a\x01p\x3a", 4) + static_cast<char>(blob.size()) + blob;
+             write_bytes(d / "m.caffemodel", std::string("\xa2\x06", 2) + static_cast<char>(layer.size()) + layer);
+             return "--input_model " + (d / "m.caffemodel").string() + " --input_proto " + (d / "deploy.prototxt").string();
+         },
+         1,
+         {"blob 0 of layer 'p'", "the blob holds 1 values, its shape needs 2"}},
         {"a missing TF.js weight shard",
          [](const fs::path& d) {
              write_bytes(d / "model.json", seed_files("tfjs/small").first);

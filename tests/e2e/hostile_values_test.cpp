@@ -556,15 +556,12 @@ TEST(HostileValues, FoldingALoopMakesNoTensorAboveMaxConstantSize) {
     o.max_constant_bytes = int64_t{1} << 20;
     EXPECT_LT(convert(o).bin_bytes, size_t{1} << 20);
 
-    const int64_t saved = max_folded_bytes();
-    set_max_folded_bytes(1000);
     {
-        EvalBudget folding(kMaxFoldedOperations, kMaxFoldedIterations);
+        EvalBudget folding(kMaxFoldedOperations, kMaxFoldedIterations, 1000);
         test::expect_error([] { Tensor::allocate(ElementType::f32, {251}); }, "more than --max_constant_size (1000 bytes)");
         EXPECT_NO_THROW(Tensor::allocate(ElementType::f32, {250}));
     }
     EXPECT_NO_THROW(Tensor::allocate(ElementType::f32, {251}));  // evaluation outside folding
-    set_max_folded_bytes(saved);
 }
 
 TEST(HostileValues, ScanInputAxisOutsideTheRank) {

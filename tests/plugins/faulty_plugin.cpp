@@ -3,6 +3,7 @@
 #include <mo/plugin.hpp>
 
 #include <memory>
+#include <stdexcept>
 
 #if defined(NEEDS_DEPENDENCY)
 int mo_test_absent_dependency();
@@ -27,6 +28,48 @@ public:
     bool run(mo::Graph&, const mo::TransformContext&) override { return false; }
 };
 
+// A fusion whose pattern misspells Sigmoid: it could never match.
+class TypoFusion final : public mo::PatternTransformation {
+public:
+    std::string id() const override { return "TypoFusion"; }
+    mo::Phase phase() const override { return mo::Phase::Middle; }
+    std::vector<mo::Pattern> patterns() const override {
+        mo::Pattern p("sig");
+        p.node("sig", {"Sigmiod"});
+        return {p};
+    }
+    bool apply(const mo::PatternMatch&, const mo::TransformContext&) override { return false; }
+};
+
+class ThrowingTransformation final : public mo::Transformation {
+public:
+    std::string id() const override { return "FaultyThrowingTransformation"; }
+    mo::Phase phase() const override { return mo::Phase::Back; }
+    bool run(mo::Graph&, const mo::TransformContext&) override { throw std::runtime_error("the lookup table ran out"); }
+};
+
+// com.faulty.Boom: y = x, f32 [any]; each fault breaks one of its parts.
+[[maybe_unused]] mo::OpSchema boom() {
+    mo::OpSchema s;
+    s.type = "Boom";
+    s.ir_type = "Boom";
+    s.ir_version = "faulty_opset";
+    s.min_inputs = s.max_inputs = 1;
+    s.infer = [](mo::InferContext& c) {
+#if defined(FAULT_INFER_THROWS)
+        throw std::out_of_range("vector::at");
+#endif
+        c.set_output(0, c.in_type(0), c.in_shape(0));
+    };
+    s.eval = [](const mo::Node&, const std::vector<mo::Tensor>& inputs) {
+#if defined(FAULT_EVAL_WRONG_SHAPE)
+        return std::vector<mo::Tensor>{mo::Tensor::allocate(inputs[0].type(), {inputs[0].shape()[0] + 1})};
+#endif
+        return std::vector<mo::Tensor>{inputs[0]};
+    };
+    return s;
+}
+
 void register_faulty([[maybe_unused]] mo::Registries& r) {
 #if defined(FAULT_THROWS)
     throw mo::Error("cannot register: the licence file is missing", {}, "install the licence file");
@@ -36,6 +79,18 @@ void register_faulty([[maybe_unused]] mo::Registries& r) {
     r.extractors.add({"onnx", "", "Relu", 6, 6, [](mo::ExtractContext& c) { c.become("Relu"); }});
 #elif defined(FAULT_CLASH_TRANSFORMATION)
     r.transforms.add(std::make_unique<InferenceAgain>());
+#elif defined(FAULT_TYPO_PATTERN)
+    r.transforms.add(std::make_unique<TypoFusion>());
+#elif defined(FAULT_TRANSFORMATION_THROWS)
+    r.transforms.add(std::make_unique<ThrowingTransformation>());
+#elif defined(FAULT_EXTRACTOR_THROWS) || defined(FAULT_INFER_THROWS) || defined(FAULT_EVAL_WRONG_SHAPE)
+    r.ops.add(boom());
+    r.extractors.add({"onnx", "com.faulty", "Boom", 1, INT64_MAX, [](mo::ExtractContext& c) {
+#if defined(FAULT_EXTRACTOR_THROWS)
+                          throw std::runtime_error("bad optional access");
+#endif
+                          c.become("Boom");
+                      }});
 #endif
 }
 

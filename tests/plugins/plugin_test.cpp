@@ -54,6 +54,29 @@ std::map<std::string, int> layer_types(const std::string& xml_path) {
     return types;
 }
 
+// A Caffe layer type mo does not know, with a fork's parameters (unknown to mo's caffe.proto):
+// refused without the plugin, naming the type and the layer; converted with it, 2 * tanh(0.5 x).
+TEST(Plugin, AddsACaffeLayerType) {
+    test::ScratchDir dir("plugin_caffe");
+    std::ofstream(dir.file("deploy.prototxt")) << R"(input: "x" input_shape { dim: 4 }
+layer { name: "st" type: "ScaledTanh" bottom: "x" top: "y" scaled_tanh_param { alpha: 2 beta: 0.5 } }
+)";
+    const std::vector<float> x{-1.f, 0.f, 0.5f, 3.f};
+    std::vector<float> y;
+    for (float v : x) y.push_back(static_cast<float>(2.0 * std::tanh(0.5 * v)));
+    write_npy(dir.file("x.npy"), Tensor::from_vector<float>(x, {4}));
+    write_npy(dir.file("y.npy"), Tensor::from_vector<float>(y, {4}));
+    CommandResult r = run_mo("--input_proto " + dir.file("deploy.prototxt") + " --output_dir " + dir.file("out"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("ScaledTanh"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("caffe ScaledTanh (opset 1): st"), std::string::npos) << r.output;
+    r = run_mo("--input_proto " + dir.file("deploy.prototxt") + " --compress_to_fp16=False --output_dir " + dir.file("out") +
+               " --extensions " + kPlugin + " --validate_inputs " + dir.file("x.npy") + " --validate_outputs " + dir.file("y.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[ VALIDATE ] passed"), std::string::npos) << r.output;
+    EXPECT_EQ(layer_types(dir.file("out/deploy.xml"))["ScaledTanh"], 1);
+}
+
 TEST(Plugin, CustomOnnxOpBecomesAnExtensionOpThatValidates) {
     test::ScratchDir dir("plugin");
     std::string model = scaled_tanh_model(dir, 2.0, 0.5);
@@ -167,7 +190,7 @@ struct FaultCase {
 TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
     const std::vector<FaultCase> cases = {
         {"no_entry", {"not a mo plugin", "mo_get_plugin_info"}},
-        {"abi", {"plugin ABI version 1001", "this mo has version 1", "rebuild the plugin"}},
+        {"abi", {"plugin ABI version 1002", "this mo has version 2", "rebuild the plugin"}},
         {"throws", {"plugin registration failed: cannot register: the licence file is missing",
                     "install the licence file"}},
         {"clash_op", {"op type 'Relu' is registered twice (first by built-in)"}},
@@ -175,6 +198,12 @@ TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
         {"clash_transformation", {"transformation id 'PartialInference' is registered twice (first by built-in)"}},
         {"needs_dependency", {"plugin library does not load", "libmo_test_absent_dependency.so",
                               "a missing dependency is named above", "LD_LIBRARY_PATH"}},
+        // Checked once every plugin is registered: a misspelt op type would never match.
+        {"typo_pattern", {"transformation 'TypoFusion' looks for op type 'Sigmiod'", "could never match",
+                          "mo --list_ops"}},
+        {"transformation_throws",
+         {"a plugin's code failed: transformation 'FaultyThrowingTransformation' failed: the lookup table ran out",
+          "report it to the plugin's author"}},
     };
     test::ScratchDir dir("plugin");
     std::string model = scaled_tanh_model(dir, 2.0, 0.5);
@@ -188,6 +217,69 @@ TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
         for (const std::string& f : c.fragments) EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
         EXPECT_FALSE(std::filesystem::exists(out));
     }
+}
+
+// An op of the plugin's own, com.faulty.Boom, read from a constant: its extractor, shape inference
+// and evaluation (constant folding) all run.
+TEST(Plugin, ErrorsInAPluginsOpsBlameThePluginNotMo) {
+    test::ScratchDir dir("plugin");
+    OnnxModelBuilder m(13);
+    m.import("com.faulty", 1);
+    m.initializer("x", {1.f, 2.f, 3.f}, {3});
+    m.node("Boom", {"x"}, {"y"}, {}, "boom_node", "com.faulty");
+    m.output("y");
+    const std::string model = m.save(dir.file("boom.onnx"));
+    const std::vector<FaultCase> cases = {
+        {"extractor_throws", {"the extractor of onnx op 'com.faulty.Boom' failed: bad optional access"}},
+        {"infer_throws", {"the shape inference of op 'Boom' failed: vector::at"}},
+        {"eval_wrong_shape", {"the evaluation of op 'Boom' gives output 0 the shape [4], its shape inference [3]"}},
+    };
+    for (const FaultCase& c : cases) {
+        SCOPED_TRACE(c.plugin);
+        const std::string out = dir.file("out_" + c.plugin);
+        CommandResult r = run_mo("--input_model " + model + " --output_dir " + out + " --extensions " + faulty(c.plugin));
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        for (const std::string& f : c.fragments) EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
+        for (const char* f : {"a plugin's code failed", "boom_node", "report it to the plugin's author"})
+            EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
+        EXPECT_NE(r.output.find("plugin " + faulty(c.plugin)), std::string::npos) << "names the file: " << r.output;
+        EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+        EXPECT_FALSE(std::filesystem::exists(out));
+    }
+}
+
+TEST(Plugin, TheSamePluginTwiceIsAnErrorNamingBothFiles) {
+    test::ScratchDir dir("plugin");
+    const std::string copy = dir.file("libmo_example_ops_copy.so");
+    std::filesystem::copy_file(kPlugin, copy);
+    CommandResult r = run_mo("--list_transformations --extensions " + kPlugin + "," + copy);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    for (const std::string& f : {"is loaded twice: from " + kPlugin + " and from " + copy, std::string("load one copy")})
+        EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
+}
+
+TEST(Plugin, MoRunWithoutThePluginSaysHowToLoadIt) {
+    test::ScratchDir dir("plugin");
+    const std::string model = scaled_tanh_model(dir, 2.0, 0.5);
+    CommandResult r = run_mo("--input_model " + model + " --output_dir " + dir.file("out") + " --extensions " + kPlugin);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = test::run_command(MO_RUN_BINARY, dir.file("out/scaled_tanh.xml"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    for (const char* f : {"op type 'ScaledTanh' of version 'example_opset' is not known", "--extensions",
+                          "installed plugin directory"})
+        EXPECT_NE(r.output.find(f), std::string::npos) << f << "\n" << r.output;
+    r = test::run_command(MO_RUN_BINARY, dir.file("out/scaled_tanh.xml") + " --extensions " + kPlugin);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(Plugin, ListOpsShowsThePluginsOpsAndWhereTheyComeFrom) {
+    CommandResult r = run_mo("--list_ops --extensions " + kPlugin);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("| `ScaledTanh` (plugin " + kPlugin + ") | ScaledTanh | example_opset | 1 | 1 | `alpha` float = 1; "
+                            "`beta` float = 1 |"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("| `Relu` | ReLU | opset1 | 1 | 1 | — |"), std::string::npos) << r.output;
 }
 
 TEST(Plugin, AddsAFrameworkWithItsLoaderAndExtractors) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "emit/ir_test_util.hpp"
+#include "extractors/caffe/caffe_extractors.hpp"
 #include "extractors/extract_context.hpp"
 #include "extractors/onnx/onnx_extractors.hpp"
 #include "extractors/tf/tf_extractors.hpp"
@@ -93,17 +94,22 @@ TEST(Registries, BuiltinsRegisterThroughThePluginRegistries) {
     register_tflite_extractors(direct_extractors);
     const size_t tflite_extractors = direct_extractors.size() - onnx_extractors;
     register_tf_extractors(direct_extractors);
+    const size_t tf_extractors = direct_extractors.size() - onnx_extractors - tflite_extractors;
+    register_caffe_extractors(direct_extractors);
     register_builtin_transforms(direct_transforms);
     EXPECT_EQ(ops.types(), direct_ops.types());
     EXPECT_EQ(extractors.size(), direct_extractors.size());
     EXPECT_EQ(extractors.size("onnx"), onnx_extractors);
     EXPECT_EQ(extractors.size("tflite"), tflite_extractors);
-    EXPECT_EQ(extractors.size("tf"), direct_extractors.size() - onnx_extractors - tflite_extractors);
+    EXPECT_EQ(extractors.size("tf"), tf_extractors);
+    EXPECT_EQ(extractors.size("caffe"), direct_extractors.size() - onnx_extractors - tflite_extractors - tf_extractors);
     EXPECT_EQ(transforms.size(), direct_transforms.size());
-    ASSERT_EQ(loaders.loaders().size(), 3u);
+    ASSERT_EQ(loaders.loaders().size(), 5u);
     EXPECT_EQ(loaders.loaders()[0].framework, "onnx");
     EXPECT_EQ(loaders.loaders()[1].framework, "tflite");
     EXPECT_EQ(loaders.loaders()[2].framework, "tf");
+    EXPECT_EQ(loaders.loaders()[3].framework, "caffe");
+    EXPECT_EQ(loaders.loaders()[4].framework, "ir");
     for (const std::string& type : ops.types()) EXPECT_EQ(ops.origin(type), "built-in") << type;
     for (const Transformation* t : transforms.order()) EXPECT_EQ(transforms.origin(*t), "built-in") << t->id();
 }

@@ -18,7 +18,7 @@ Node find_named(const std::vector<Node>& nodes, const std::string& name) {
 }
 
 // The (past Parameter, present Result) pairs MakeStateful will make.
-std::vector<std::pair<Node, Node>> state_pairs(const Graph& graph, const ConversionOptions& options) {
+std::vector<std::pair<Node, Node>> state_pairs(const Graph& graph, const TransformOptions& options) {
     std::vector<std::pair<Node, Node>> pairs;
     if (!options.stateful_pairs.empty()) {
         for (const auto& [param, result] : options.stateful_pairs) {

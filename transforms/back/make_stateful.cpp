@@ -35,7 +35,7 @@ std::vector<std::pair<Node, Node>> pairs_by_convention(const Graph& graph) {
     return pairs;
 }
 
-std::vector<std::pair<Node, Node>> pairs_by_name(const Graph& graph, const ConversionOptions& options) {
+std::vector<std::pair<Node, Node>> pairs_by_name(const Graph& graph, const TransformOptions& options) {
     std::vector<std::pair<Node, Node>> pairs;
     for (const auto& [param, result] : options.stateful_pairs) {
         Node p = find_named(graph.parameters(), param);

@@ -7,6 +7,8 @@
 
 #include <re2/re2.h>
 
+#include "core/log.hpp"
+
 namespace mo {
 
 namespace {
@@ -70,17 +72,52 @@ void resolve_boundary(SubgraphMatch& m, const ConfigEntry& entry, const std::str
     }
 }
 
-// The node named `name`, else the node producing the tensor of that name (a model output's name
-// is often the steadiest handle an exporter gives).
-Node find_point(const Graph& graph, const std::string& name, const ConfigEntry& entry) {
-    if (Node n = graph.find_by_name(name)) return n;
+// How deep a node name is: its number of '/' separated scopes.
+size_t depth(const std::string& name) { return static_cast<size_t>(std::count(name.begin(), name.end(), '/')); }
+
+// The node a point names. MO takes a point as an exact node name, and an exact name still wins
+// here; else the node producing the tensor of that name (a model output's name is often the
+// steadiest handle an exporter gives); else the point is a pattern for a node name, matched
+// whole or after a '/', so that a module wrapping the model (its scope in front: "/m/Softmax"
+// for "/Softmax") or a pattern ("Softmax_[0-9]+") still finds the node. Of several nodes the
+// pattern finds, the one in the fewest scopes is taken (the detector's own op, not one inside
+// its backbone); two at that depth are an error.
+Node find_point(const Graph& graph, const std::string& point, const ConfigEntry& entry) {
+    if (Node n = graph.find_by_name(point)) return n;
     for (const Node& n : graph.nodes())
         for (size_t j = 0; j < n.output_count(); ++j) {
             const auto& names = n.out(j).names();
-            if (std::find(names.begin(), names.end(), name) != names.end()) return n;
+            if (std::find(names.begin(), names.end(), point) != names.end()) return n;
         }
-    throw Error(entry.describe() + ": no node or tensor is named '" + name + "'", entry.file,
-                "fix the points in the transformations config");
+    const std::string hint = "fix the points in the transformations config (a point is a node name, a tensor name, "
+                             "or a pattern for a node name under any scope)";
+    const std::string tail = !point.empty() && point.front() == '/' ? point.substr(1) : point;
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    // Checked alone first, so that an unbalanced ')' cannot close the group around it.
+    const re2::RE2 alone(tail, options);
+    if (!alone.ok())
+        throw Error(entry.describe() + ": no node or tensor is named '" + point + "', and as a pattern it is not a " +
+                        "valid regular expression (" + alone.error() + ")",
+                    entry.file, hint);
+    const re2::RE2 re("(?:.*/)?(?:" + tail + ")", options);
+    if (!re.ok())
+        throw Error(entry.describe() + ": point '" + point + "' cannot be compiled as a pattern (" + re.error() + ")",
+                    entry.file, hint);
+    std::vector<Node> found;
+    for (const Node& n : graph.nodes())
+        if (re2::RE2::FullMatch(n.name(), re)) found.push_back(n);
+    if (found.empty())
+        throw Error(entry.describe() + ": no node or tensor is named '" + point + "', and no node name ends with it",
+                    entry.file, hint);
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Node& a, const Node& b) { return depth(a.name()) < depth(b.name()); });
+    if (found.size() > 1 && depth(found[0].name()) == depth(found[1].name()))
+        throw Error(entry.describe() + ": point '" + point + "' finds several nodes in as many scopes: '" +
+                        found[0].name() + "' and '" + found[1].name() + "'",
+                    entry.file, "give the full node name, or a narrower pattern, in the transformations config");
+    MO_LOG(Info, entry.describe(), ": point '", point, "' is node '", found[0].name(), "'");
+    return found[0];
 }
 
 std::vector<Node> points(const Graph& graph, const ConfigEntry& entry, const char* key) {

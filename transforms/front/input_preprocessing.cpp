@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/eval_budget.hpp"
 #include "core/infer.hpp"
 #include "transforms/middle/partial_inference.hpp"
 
@@ -72,10 +73,10 @@ void freeze(Graph& g, const InputSpec& spec) {
                     g.source_path, "give one value per element, or one for all");
     const ElementType type = p.out(0).type() == ElementType::dynamic ? ElementType::f32 : p.out(0).type();
     // One value repeated over a shape the user gave: checked before anything is allocated.
-    if (!fits_max_folded_bytes(type, static_cast<int64_t>(count)))
+    if (!fits_bytes(type, static_cast<int64_t>(count), g.max_constant_bytes))
         throw Error("input '" + spec.name + "' is frozen to " + std::to_string(count) + " elements of " +
                         std::string(ir_name(type)) + ", more than --max_constant_size (" +
-                        std::to_string(max_folded_bytes()) + " bytes)",
+                        std::to_string(g.max_constant_bytes) + " bytes)",
                     g.source_path, "freeze it to a smaller shape, or raise --max_constant_size");
     Node c = g.add_constant(p.name() + "/frozen", frozen_value(*spec.value, s, type));
     p.out(0).replace_all_uses_with(c.out(0));
@@ -224,7 +225,7 @@ std::map<uint64_t, ModelSide> apply_layouts(Graph& g, const std::vector<InputLay
 }  // namespace
 
 bool InputPreprocessing::run(Graph& g, const TransformContext& ctx) {
-    const ConversionOptions& o = ctx.options;
+    const TransformOptions& o = ctx.options;
     bool changed = false;
     for (const InputSpec& spec : o.inputs)
         if (spec.value) freeze(g, spec), changed = true;

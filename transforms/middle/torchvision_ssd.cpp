@@ -75,6 +75,15 @@ void read_node(const Node& n, SsdSettings& s) {
     }
 }
 
+// The IoU threshold of the tail's NonMaxSuppression: torchvision's batched_nms exports it inside
+// an If (the branch taken when there are boxes), so the bodies of the tail's nodes are searched.
+void read_nms(const Node& n, SsdSettings& s) {
+    if (n.is("NonMaxSuppression"))
+        if (auto iou = scalar_at(n, 3)) agree(s.nms_threshold, *iou, "nms_threshold");
+    for (const Body& body : n.bodies())
+        for (const Node& inner : body.graph->nodes()) read_nms(inner, s);
+}
+
 void apply_overrides(const nlohmann::json& custom, SsdSettings& s) {
     if (!custom.is_object()) return;
     if (custom.contains("confidence_threshold")) s.confidence_threshold = custom["confidence_threshold"].get<double>();
@@ -90,11 +99,6 @@ void apply_overrides(const nlohmann::json& custom, SsdSettings& s) {
         auto w = custom["box_coder_weights"].get<std::vector<double>>();
         if (w.size() != 4) throw Error("custom_attributes.box_coder_weights must be [wx, wy, ww, wh]");
         for (size_t i = 0; i < 4; ++i) s.box_coder_weights[i] = w[i];
-    }
-    // torchvision's defaults: ssd300_vgg16 (score 0.01, NMS 0.45), ssdlite320_mobilenet_v3_large (0.001, 0.55).
-    if (!s.nms_threshold && s.confidence_threshold) {
-        if (std::abs(*s.confidence_threshold - 0.01) < 1e-9) s.nms_threshold = 0.45;
-        if (std::abs(*s.confidence_threshold - 0.001) < 1e-9) s.nms_threshold = 0.55;
     }
 }
 
@@ -205,7 +209,10 @@ bool TorchvisionSSDPostprocessing::replace_sub_graph(Graph& g, const ConfigEntry
                                                      const TransformContext&) {
     const TailPorts ports = find_ports(match);
     SsdSettings s;
-    for (const Node& n : match.nodes) read_node(n, s);
+    for (const Node& n : match.nodes) {
+        read_node(n, s);
+        read_nms(n, s);
+    }
     apply_overrides(entry.custom_attributes, s);
     std::array<double, 4> weights{};
     for (size_t i = 0; i < 4; ++i) weights[i] = required(s.box_coder_weights[i], "box_coder_weights");

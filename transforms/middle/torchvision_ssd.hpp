@@ -5,15 +5,14 @@
 // names the tail by start points (the nodes that read the heads' outputs) and end points (the
 // nodes that give boxes, scores and labels). docs/transformations-config.md says how to run it.
 //
-// Everything but the NMS threshold is read from the matched tail (after partial inference, so
-// the anchors are known): class logits = the input of its Softmax, box regression = its other
-// [N, P, 4] input, anchors = its known [P, 4] value, the box coder weights = the Divide
-// constants of the decoding, the resized image size = the Minimum constants of the clipping,
-// the score threshold = the Greater constants, top_k = the ReduceMin constant, keep_top_k = the
-// final Slice. The NMS threshold sits inside the If body: custom_attributes.nms_threshold, else
-// torchvision's default for the detector the score threshold identifies (0.01: SSD300, 0.45;
-// 0.001: SSDlite320, 0.55). custom_attributes may override any of them (confidence_threshold,
-// top_k, keep_top_k, nms_threshold, image_size [H, W], box_coder_weights [wx, wy, ww, wh]).
+// Every setting is read from the matched tail (after partial inference, so the anchors are
+// known): class logits = the input of its Softmax, box regression = its other [N, P, 4] input,
+// anchors = its known [P, 4] value, the box coder weights = the Divide constants of the decoding,
+// the resized image size = the Minimum constants of the clipping, the score threshold = the
+// Greater constants, top_k = the ReduceMin constant, keep_top_k = the final Slice, the NMS
+// threshold = the iou_threshold of the NonMaxSuppression inside the If body. custom_attributes
+// may override any of them (confidence_threshold, top_k, keep_top_k, nms_threshold,
+// image_size [H, W], box_coder_weights [wx, wy, ww, wh]); one that is found nowhere is an error.
 //
 // The IR's output is DetectionOutput's [1, 1, keep_top_k, 7]: [image, label, score, xmin, ymin,
 // xmax, ymax] with boxes normalized to the image (multiply by its width and height for pixels),

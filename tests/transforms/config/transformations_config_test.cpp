@@ -144,6 +144,43 @@ TEST(TransformationsConfig, PointsTakeTheNodesBetweenAndTheirProducers) {
     }, {"no node or tensor is named 'nope'"});
 }
 
+// A point that names no node or tensor is a pattern for a node name, matched whole or after a
+// '/': a module wrapping the model puts its scope in front ("/m/Softmax" for "/Softmax"). Of the
+// nodes it finds, the one in the fewest scopes is taken; two in as few scopes are an error.
+TEST(TransformationsConfig, PointsMatchUnderAnyScopeAndTheShallowestWins) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {2, 3}, "x");
+    auto outer = t.op("Negative", {x}, {}, "/m/Neg");
+    auto inner = t.op("Exp", {t.op("Negative", {outer}, {}, "/m/head/Neg")}, {}, "/m/Exp");
+    auto relu = t.op("Relu", {inner}, {}, "/m/Relu");
+    t.output(t.op("Relu", {relu}, {}, "/n/Relu"), "y");
+    auto nodes_of = [&](const std::string& start, const std::string& end) {
+        SubgraphMatch m = match_points(t.graph(), entry_of(R"({"id": "A", "match_kind": "points",
+            "instances": {"start_points": [")" + start + R"("], "end_points": [")" + end + R"("]}})"));
+        std::vector<std::string> names;
+        for (const Node& n : m.nodes) names.push_back(n.name());
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    // "/Neg" is /m/Neg (two scopes), not /m/head/Neg (three); "Ex." is a pattern for /m/Exp; "m/Relu"
+    // must follow a '/', so "/Relu" alone would find /m/Relu and /n/Relu.
+    EXPECT_EQ(nodes_of("/Neg", "Ex."), (std::vector<std::string>{"/m/Exp", "/m/Neg", "/m/head/Neg"}));
+    EXPECT_EQ(nodes_of("/m/head/Neg", "m/Relu"), (std::vector<std::string>{"/m/Exp", "/m/Relu", "/m/head/Neg"}));
+    // "eg" does not end a scope: no node is found.
+    test::expect_error([&] { nodes_of("eg", "/m/Exp"); },
+                       {"no node or tensor is named 'eg', and no node name ends with it", "c.json",
+                        "or a pattern for a node name under any scope"});
+    test::expect_error([&] { nodes_of("/m/Neg", "/Relu"); },
+                       {"entry 0 (id 'A'): point '/Relu' finds several nodes in as many scopes: '/m/Relu' and '/n/Relu'",
+                        "give the full node name, or a narrower pattern"});
+    test::expect_error([&] { nodes_of("/m/Neg", "Re(lu"); },
+                       {"no node or tensor is named 'Re(lu', and as a pattern it is not a valid regular expression",
+                        "missing )"});
+    // An unbalanced ')' does not escape the group the point is matched in ("x)|(.*" would find every node).
+    test::expect_error([&] { nodes_of("/m/Neg", "x)|(.*"); },
+                       {"as a pattern it is not a valid regular expression", "unexpected )"});
+}
+
 TEST(TransformationsConfig, PointsByTensorNameUpToTheOutputsAndThroughKnownValues) {
     // x -> neg -> exp -> plus(exp, k) -> recip ("y"), where k = ShapeOf(x)-derived and folded:
     // a known value is taken in without its producers, so x is not pulled in through it.

@@ -53,14 +53,10 @@ TEST(QuantizeDequantizeToFakeQuantize, NonPositiveOrNonFiniteScaleStaysUnfused) 
 TEST(QuantizeDequantizeToFakeQuantize, BoundsThatDoNotFoldStayUnfused) {
     // Per-channel bounds of 16 f32 (64 bytes) above --max_constant_size 32: no FakeQuantize
     // without constant bounds (this used to dereference the missing value).
-    struct RestoreLimit {
-        int64_t bytes = max_folded_bytes();
-        ~RestoreLimit() { set_max_folded_bytes(bytes); }
-    } restore;
     TestGraph t;
     std::vector<float> scale(16, 0.5f);
     qdq(t, {1, 16, 1, 1}, scale, {1, 16, 1, 1});
-    set_max_folded_bytes(32);
+    t.graph().max_constant_bytes = 32;
     test::infer(t.graph());
     const std::string before = test::dump(t.graph());
     QuantizeDequantizeToFakeQuantize pass;

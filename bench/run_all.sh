@@ -8,12 +8,14 @@
 #     time, CPU time and peak RSS, their growth per 10x nodes, the time per node against the
 #     Add + Relu chain's, and the split by phase (mo --log_level INFO) of the best run;
 #   * the tiny sample model end to end, and 100 small models converted in one process through
-#     the Python module (bench/small_models.py).
+#     the Python module (bench/small_models.py);
+#   * the f32 -> f16 kernels (portable, F16C, AVX-512F) against memcpy of the same f32 bytes
+#     (build/bench/mo-f16-kernels).
 # Each figure is the best of REPS runs; the load average is printed before and after.
 #
 #   bench/run_all.sh [WORK_DIR]            (default /tmp/mo-bench; models are generated there once)
 #   REPS=3 LLMS="3.2G 12G" VGG16=path.onnx VIT=path.onnx MO=build/tools/mo bench/run_all.sh
-#   ONLY="large synthetic tiny" KINDS="add_relu wide transformer" bench/run_all.sh   (a part of it)
+#   ONLY="kernels large synthetic tiny" KINDS="add_relu wide transformer" bench/run_all.sh   (a part of it)
 #
 # Needs GNU time, python3 with numpy and onnx (the generators), and mo built (cmake --build build).
 set -euo pipefail
@@ -22,7 +24,7 @@ work=${1:-/tmp/mo-bench}
 mo=${MO:-$here/build/tools/mo}
 reps=${REPS:-3}
 llms=${LLMS:-3.2G 12G}
-only=${ONLY:-large synthetic tiny}
+only=${ONLY:-kernels large synthetic tiny}
 kinds=${KINDS:-add_relu chain wide transformer fan}
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with python3-numpy and python3-onnx
 [ -x "$mo" ] || { echo "mo not found at $mo: build it or set MO=" >&2; exit 2; }
@@ -73,6 +75,13 @@ large_model_rows() {  # NAME MODEL.onnx
     "${wall[f32]}" "$(calc "${wall[f32]} / ${wall[cp]}")" "${wall[f16]}" "$(calc "${wall[f16]} / ${wall[cp]}")" \
     "$(calc "${rss[f32]} / 1024")" "$(calc "${rss[f16]} / 1024")"
 }
+
+if [[ " $only " == *" kernels "* ]]; then
+  echo
+  echo "== f32 -> f16 conversion with its range check against memcpy of the f32 bytes (t/memcpy <= 1: memory speed)"
+  kernels=$(dirname "$(dirname "$mo")")/bench/mo-f16-kernels
+  if [ -x "$kernels" ]; then "$kernels" 256 "$((reps + 2))"; else echo "skipped: $kernels not built"; fi
+fi
 
 if [[ " $only " == *" large "* ]]; then
   echo

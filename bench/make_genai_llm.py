@@ -15,11 +15,26 @@ not what it encodes); stored as external data.
 
   bench/make_genai_llm.py --out DIR [--layers 22] [--hidden 2048] [--heads 32] [--kv_heads 4]
                           [--ffn 5632] [--vocab 32000] [--block 32] [--mlp_block 128] [--seed 0]
+                          [--form legacy|0.5|0.11|0.12|0.14|0.15|head_swa|cuda_fp16|dml_fp16|int8|
+                                  tied_kquant|gather_int4] [--round_f16]
 
-The defaults make a ~1.1 B-parameter model (TinyLlama's shape). Needs python3 with numpy and
-onnx (Debian: python3-numpy python3-onnx). Not run by CI.
+The defaults make a ~1.1 B-parameter model (TinyLlama's shape). --form legacy (the default) is
+the form described above, which tests/e2e/data/llm_int4 and docs/quantization.md's 1.1 B figures
+were made with; every other --form writes the graph of one GenAI release exactly as that release
+writes it (bench/genai_forms.py lists the releases, files and functions and what differs), with
+block 32 everywhere (--mlp_block is ignored) and writes form.json beside the model. --round_f16
+rounds every f32 weight to f16 and back: the model --compress_to_fp16 makes, as ONNX, for
+measuring the error f16 rounding alone causes; --accuracy_level 0 writes a copy whose
+MatMulNBits ONNX Runtime computes in float (the references); --f32_copy writes an fp16 form's exact values as
+an f32 graph, what that form's f16 arithmetic is measured against. An 8B-shaped model for bench/run_all.sh:
+
+  bench/make_genai_llm.py --out /tmp/llm8b --form 0.15 --layers 32 --hidden 4096 --heads 32 \
+      --kv_heads 8 --ffn 14336 --vocab 128256 --max_positions 8192
+
+Needs python3 with numpy and onnx (Debian: python3-numpy python3-onnx). Not run by CI.
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -28,6 +43,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import genai_forms  # noqa: E402
 from make_llm import Builder, Weights  # noqa: E402
 
 F32, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
@@ -71,7 +87,26 @@ def main():
     ap.add_argument("--block", type=int, default=32, help="block size of the attention projections and LM head")
     ap.add_argument("--mlp_block", type=int, default=128, help="block size of the MLP projections")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--form", default="legacy", choices=["legacy"] + list(genai_forms.FORMS))
+    ap.add_argument("--round_f16", action="store_true", help="f32 weights rounded to f16 (with --form)")
+    ap.add_argument("--f32_copy", action="store_true", help="an fp16 form's weights in an f32 graph (with --form)")
+    ap.add_argument("--accuracy_level", type=int, help="MatMulNBits accuracy_level instead of the form's (with --form)")
     a = ap.parse_args()
+    if a.form != "legacy":
+        form = genai_forms.FORMS[a.form]
+        if a.accuracy_level is not None:
+            form = genai_forms.replace(form, accuracy_level=a.accuracy_level)
+        info = genai_forms.write(a.out, form, layers=a.layers, hidden=a.hidden, heads=a.heads,
+                                 kv_heads=a.kv_heads, ffn=a.ffn, vocab=a.vocab, max_positions=a.max_positions,
+                                 block=a.block, seed=a.seed, round_f16=a.round_f16,
+                                 f32_copy=a.f32_copy)
+        info["form"] = a.form
+        with open(os.path.join(a.out, "form.json"), "w") as f:
+            json.dump(info, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print("%s: form %s (%s), %d layers, %.1f MB of weights" % (a.out, a.form, info["release"], a.layers,
+                                                                   info["data_bytes"] / 1e6))
+        return
     head = a.hidden // a.heads
     if a.hidden % a.heads or a.heads % a.kv_heads or head % 16:
         sys.exit("hidden must divide into heads of a multiple of 16 (ONNX Runtime's rotary kernel), heads into kv_heads")

@@ -4,6 +4,9 @@
 #   * large models (generated LLMs, optimum's f16 form of a 1.1 B decoder, VGG-16 / ViT when given):
 #     wall time of mo with f32 and with f16 weights against `cp` of the model's files, written
 #     files synced in both, the three interleaved round by round; peak RSS against the weights;
+#   * an 8B-shaped int4 LLM in ONNX Runtime GenAI's form (bench/make_genai_llm.py --form 0.15,
+#     Llama-3-8B's shape, 6.8 GB): mo with default flags, with --transform MakeStateful, and
+#     with f32 weights against `cp` of its data file (runs interleaved), wall and CPU time, peak RSS;
 #   * synthetic graphs of 100k and 1M nodes (10k to 1M for the chain of Add(shared constant) + Relu):
 #     time, CPU time and peak RSS, their growth per 10x nodes, the time per node against the
 #     Add + Relu chain's, and the split by phase (mo --log_level INFO) of the best run;
@@ -15,7 +18,8 @@
 #
 #   bench/run_all.sh [WORK_DIR]            (default /tmp/mo-bench; models are generated there once)
 #   REPS=3 LLMS="3.2G 12G" VGG16=path.onnx VIT=path.onnx MO=build/tools/mo bench/run_all.sh
-#   ONLY="kernels large synthetic tiny" KINDS="add_relu wide transformer" bench/run_all.sh   (a part of it)
+#   SECTIONS="kernels large genai synthetic tiny" KINDS="add_relu wide transformer" bench/run_all.sh
+#     (some of the sections, some of the graph kinds; ONLY= is the same as SECTIONS=)
 #
 # Needs GNU time, python3 with numpy and onnx (the generators), and mo built (cmake --build build).
 set -euo pipefail
@@ -24,7 +28,7 @@ work=${1:-/tmp/mo-bench}
 mo=${MO:-$here/build/tools/mo}
 reps=${REPS:-3}
 llms=${LLMS:-3.2G 12G}
-only=${ONLY:-kernels large synthetic tiny}
+only=${SECTIONS:-${ONLY:-kernels large genai synthetic tiny}}
 kinds=${KINDS:-add_relu chain wide transformer fan}
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with python3-numpy and python3-onnx
 [ -x "$mo" ] || { echo "mo not found at $mo: build it or set MO=" >&2; exit 2; }
@@ -45,6 +49,21 @@ run_once() {
   read -r w u s m <"$scratch/time"
   c=$(calc "$u + $s")
 }
+
+# Runs "$@" under GNU time REPS times (syncing first, untimed); sets $wall (s), $cpu (user +
+# system s) and $rss (KiB) to the best of the runs.
+measure() {
+  wall="" rss="" cpu=""
+  for ((r = 0; r < reps; r++)); do
+    sync
+    /usr/bin/time -f '%e %M %U %S' -o "$scratch/time" "$@" >/dev/null 2>"$scratch/err" || { cat "$scratch/err" >&2; exit 1; }
+    read -r w m u s <"$scratch/time"
+    if [ -z "$wall" ] || [ "$(calc "$w < $wall")" = 1 ]; then wall=$w; fi
+    if [ -z "$rss" ] || [ "$m" -lt "$rss" ]; then rss=$m; fi
+    if [ -z "$cpu" ] || [ "$(calc "$u + $s < $cpu")" = 1 ]; then cpu=$(calc "$u + $s"); fi
+  done
+}
+
 
 # mo into $scratch/out, then fsync of what it wrote; cp likewise.
 mo_synced() { rm -rf "$scratch/out"; "$mo" --output_dir "$scratch/out" "$@" && sync "$scratch/out"/*; }
@@ -109,6 +128,50 @@ if [[ " $only " == *" large "* ]]; then
     name=${pair%%:*} model=${pair#*:}
     if [ -n "$model" ] && [ -f "$model" ]; then large_model_rows "$name" "$model"; else echo "$name: skipped (set ${name^^}=path/to/model.onnx)"; fi
   done
+fi
+
+if [[ " $only " == *" genai "* ]]; then
+  echo
+  echo "== GenAI int4 LLM, 8B-shaped (form 0.15): mo against cp of model.onnx.data, both synced;"
+  echo "   rounds of (cp, default, stateful, f32) interleaved, best of $reps each, and the median of"
+  echo "   each round's mo / cp"
+  genai="$work/genai_8b"
+  [ -f "$genai/model.onnx" ] || "$python" "$here/bench/make_genai_llm.py" --out "$genai" --form 0.15 --layers 32 \
+    --hidden 4096 --heads 32 --kv_heads 8 --ffn 14336 --vocab 128256 --max_positions 8192 >/dev/null
+  data_bytes=$(stat -c %s "$genai/model.onnx.data")
+  cat "$genai/model.onnx.data" >/dev/null
+  export -f mo_synced cp_synced; export mo scratch
+  modes="cp default stateful f32"
+  declare -A best_wall best_cpu best_rss ratios
+  for ((round = 0; round < reps; round++)); do
+    for mode in $modes; do
+      case $mode in
+        cp)       cmd="cp '$genai/model.onnx.data' '$scratch/copy/' && sync '$scratch/copy'/*" ;;
+        default)  cmd="'$mo' --output_dir '$scratch/out' --input_model '$genai/model.onnx' && sync '$scratch/out'/*" ;;
+        stateful) cmd="'$mo' --output_dir '$scratch/out' --input_model '$genai/model.onnx' --transform MakeStateful && sync '$scratch/out'/*" ;;
+        f32)      cmd="'$mo' --output_dir '$scratch/out' --input_model '$genai/model.onnx' --compress_to_fp16=False && sync '$scratch/out'/*" ;;
+      esac
+      # The previous output is deleted before, untimed: freeing gigabytes of just-written page
+      # cache costs more than freeing an older file's, which would favour whoever ran earlier.
+      rm -rf "$scratch/out" "$scratch/copy"; mkdir "$scratch/copy"
+      reps_saved=$reps reps=1
+      measure bash -c "$cmd"
+      reps=$reps_saved
+      if [ -z "${best_wall[$mode]:-}" ] || [ "$(calc "$wall < ${best_wall[$mode]}")" = 1 ]; then best_wall[$mode]=$wall; fi
+      if [ -z "${best_cpu[$mode]:-}" ] || [ "$(calc "$cpu < ${best_cpu[$mode]}")" = 1 ]; then best_cpu[$mode]=$cpu; fi
+      if [ -z "${best_rss[$mode]:-}" ] || [ "$rss" -lt "${best_rss[$mode]}" ]; then best_rss[$mode]=$rss; fi
+      if [ "$mode" = cp ]; then round_cp=$wall; else ratios[$mode]="${ratios[$mode]:-} $(calc "$wall / $round_cp")"; fi
+    done
+  done
+  median() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+  printf '%-9s %8s %8s %8s %6s %8s %8s %6s %9s %9s\n' mode MB mo_s cp_s ratio mo_cpu cp_cpu ratio median peak_MiB
+  for mode in default stateful f32; do
+    printf '%-9s %8.1f %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %9.2f %9.0f\n' "$mode" "$(calc "$data_bytes / 1e6")" \
+      "${best_wall[$mode]}" "${best_wall[cp]}" "$(calc "${best_wall[$mode]} / ${best_wall[cp]}")" "${best_cpu[$mode]}" \
+      "${best_cpu[cp]}" "$(calc "${best_cpu[cp]} > 0 ? ${best_cpu[$mode]} / ${best_cpu[cp]} : 0")" \
+      "$(median ${ratios[$mode]})" "$(calc "${best_rss[$mode]} / 1024")"
+  done
+  rm -rf "$scratch/out" "$scratch/copy"
 fi
 
 # The phase table of `mo --log_level INFO` in $scratch/err as "load extract transformations write release".

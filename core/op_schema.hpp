@@ -25,6 +25,14 @@ using InferFn = std::function<void(InferContext&)>;
 // input). Follows the OpenVINO opset semantics; used by constant folding and validation.
 using EvalFn = std::function<std::vector<Tensor>(const Node&, const std::vector<Tensor>& inputs)>;
 
+// How the NHWC -> NCHW layout change (transforms/middle/layout_change.hpp) passes an op that has
+// no row of its own there: a plugin's op says whether a Transpose may move behind it.
+enum class LayoutRole : uint8_t {
+    Stops,        // the op's meaning depends on axes: a Transpose stays in front of it
+    Transparent,  // one output, y[i] = f(x[i]) of input 0; other inputs hold no per-element data
+    Elementwise,  // one output of two inputs broadcast numpy-style, y[i] = f(a[i], b[i])
+};
+
 struct MO_API OpSchema {
     std::string type;        // canonical name used in code and tests, e.g. "Relu", "Constant"
     std::string ir_type;     // spelling in <layer type=...>, e.g. "ReLU", "Const"; empty: internal op
@@ -37,6 +45,7 @@ struct MO_API OpSchema {
     EvalFn eval;             // empty: the op cannot be folded or evaluated
     // Inputs whose value must stay exact (e.g. Interpolate scales): never compressed to f16.
     std::vector<size_t> precision_sensitive_inputs;
+    LayoutRole layout = LayoutRole::Stops;
     // Set by OpRegistry::add: "built-in" or the file of the plugin that registered the op, so
     // that a failure of its inference or evaluation names the plugin (core/plugin_code.hpp).
     std::string origin = "built-in";

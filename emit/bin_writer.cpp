@@ -1,6 +1,7 @@
 #include "emit/bin_writer.hpp"
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -117,7 +118,10 @@ uint64_t sampled_hash(const std::byte* data, size_t size, bool file_view) {
 
 BinWriter::BinWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) { buffer_.reserve(kBufferSize); }
 
-BinWriter::~BinWriter() = default;
+BinWriter::~BinWriter() {
+    for (int end : pipe_)
+        if (end >= 0) ::close(end);
+}
 
 size_t BinWriter::copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size) {
     loff_t src = static_cast<loff_t>(data - file.data());
@@ -133,13 +137,74 @@ size_t BinWriter::copy_from_mapped_file(const MappedFile& file, const std::byte*
     return copied;
 }
 
+namespace {
+
+// Splicing does not work here: another kind of file, or a kernel without it.
+bool unsupported_here(int error) { return error == EINVAL || error == ENOSYS || error == EOPNOTSUPP || error == EBADF; }
+
+[[noreturn]] void write_failed(int error, const std::string& path) {
+    throw Error(std::string("cannot write the weights file: ") + std::strerror(error), path,
+                "check free disk space and write permission of the output directory");
+}
+
+}  // namespace
+
+size_t BinWriter::splice_fully(const std::byte* data, size_t size) {
+    if (!splice_ok_) return 0;
+    if (pipe_[0] < 0) {
+        if (::pipe2(pipe_, O_CLOEXEC) != 0) {
+            splice_ok_ = false;
+            return 0;
+        }
+        ::fcntl(pipe_[1], F_SETPIPE_SZ, 1 << 20);  // fewer round trips; the default (64 KiB) works too
+    }
+    size_t done = 0;
+    while (done < size) {
+        iovec piece{const_cast<std::byte*>(data + done), size - done};
+        const ssize_t queued = ::vmsplice(pipe_[1], &piece, 1, 0);
+        if (queued < 0 && errno == EINTR) continue;
+        if (queued <= 0) {
+            splice_ok_ = false;
+            return done;
+        }
+        // The pipe holds references to our pages: move all of them into the file before
+        // returning, so the caller may reuse the memory.
+        for (ssize_t moved = 0; moved < queued;) {
+            const ssize_t n = ::splice(pipe_[0], nullptr, fd_, nullptr, static_cast<size_t>(queued - moved), 0);
+            if (n < 0 && errno == EINTR) continue;
+            if (n > 0) {
+                moved += n;
+                continue;
+            }
+            if (n < 0 && !unsupported_here(errno)) write_failed(errno, path_);
+            // This file cannot take splices: what is left in the pipe is still ours, written plainly.
+            splice_ok_ = false;
+            std::vector<std::byte> rest(static_cast<size_t>(queued - moved));
+            for (size_t got = 0; got < rest.size();) {
+                const ssize_t r = ::read(pipe_[0], rest.data() + got, rest.size() - got);
+                if (r < 0 && errno == EINTR) continue;
+                if (r <= 0) write_failed(r < 0 ? errno : EIO, path_);
+                got += static_cast<size_t>(r);
+            }
+            write_plain(rest.data(), rest.size());
+            return done + static_cast<size_t>(queued);
+        }
+        done += static_cast<size_t>(queued);
+    }
+    return done;
+}
+
 void BinWriter::write_fully(const std::byte* data, size_t size) {
+    const size_t spliced = splice_fully(data, size);
+    write_plain(data + spliced, size - spliced);
+}
+
+void BinWriter::write_plain(const std::byte* data, size_t size) {
     while (size > 0) {
         ssize_t n = ::write(fd_, data, std::min<size_t>(size, size_t{1} << 30));
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw Error(std::string("cannot write the weights file: ") + std::strerror(errno), path_,
-                        "check free disk space and write permission of the output directory");
+            write_failed(errno, path_);
         }
         data += n, size -= static_cast<size_t>(n);
     }

@@ -60,7 +60,14 @@ private:
     };
     const Blob* find_duplicate(uint64_t hash, const std::byte* data, size_t size, bool file_view) const;
     void remember(uint64_t hash, size_t size, Blob blob);
+    // Writes all bytes at the file's position: through splice_fully when it can, else write().
     void write_fully(const std::byte* data, size_t size);
+    void write_plain(const std::byte* data, size_t size);
+    // vmsplice hands the kernel this process's pages through a pipe and splice copies them into
+    // the file in the kernel: several times less CPU per byte than write()'s copy from user
+    // memory (docs/performance.md), which dominated writing f16 weights. Returns the bytes it
+    // wrote; after a file or kernel that cannot splice it stops trying (the caller writes).
+    size_t splice_fully(const std::byte* data, size_t size);
     Placement add_derived(const DerivedBuffer& buffer, size_t size);
     // Writes `size` bytes made by produce(offset, out, n) in windows, produced ahead on other
     // threads; stops at the first window produce() refuses (returns false), leaving the file
@@ -72,6 +79,8 @@ private:
 
     int fd_;
     std::string path_;
+    int pipe_[2] = {-1, -1};  // for splice_fully, opened on first use
+    bool splice_ok_ = true;
     std::vector<std::byte> buffer_;
     uint64_t end_ = 0;  // logical size of the file (written + buffered)
     uint64_t expected_ = 0;

@@ -177,6 +177,59 @@ def matmul_nbits(rng, with_zero_points, bits=4, k=64):
     return m, [rng.standard_normal([2, 3, k]).astype(np.float32)]
 
 
+def gather_block_quantized(rng, data_shape, bits=4, block=16, storage="uint8", zero_points=True, scale_type=np.float32,
+                           gather_axis=0, indices_shape=(2, 3)):
+    """GatherBlockQuantized of a constant table quantized along its last axis (logical width
+    data_shape[-1]) in blocks of `block`, `bits` values stored as packed uint8 or as INT4 / UINT4
+    (built by hand: Debian's onnx 1.12 predates those types); int64 indices as the model input."""
+    width = data_shape[-1]
+    lead = list(data_shape[:-1])
+    blocks = width // block
+    rows = int(np.prod(lead))
+    levels = 1 << bits
+    if storage == "uint8":
+        codes = rng.integers(0, levels, [rows, width], dtype=np.uint8)
+        per_byte = 8 // bits
+        packed = np.zeros([rows, width // per_byte], dtype=np.uint8)
+        for j in range(per_byte):
+            packed |= (codes[:, j::per_byte] << (bits * j)).astype(np.uint8)
+        data = numpy_helper.from_array(packed.reshape(lead + [width // per_byte]), "data")
+    else:
+        signed = storage == "int4"
+        codes = rng.integers(-8 if signed else 0, 8 if signed else 16, [rows * width]).astype(np.int8)
+        nibbles = (codes & 0xF).astype(np.uint8)
+        data = TensorProto(name="data", data_type=22 if signed else 21, dims=lead + [width],
+                           raw_data=(nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes())
+    inits = [data, numpy_helper.from_array((0.02 + 0.05 * rng.random(lead + [blocks])).astype(scale_type), "scales")]
+    names = ["data", "indices", "scales"]
+    if zero_points:
+        if storage == "uint8":  # each row of `blocks` values packed to whole bytes
+            zp = rng.integers(0, levels, [rows, blocks], dtype=np.uint8)
+            per_byte = 8 // bits
+            row_bytes = -(-blocks * bits // 8)
+            packed_zp = np.zeros([rows, row_bytes], dtype=np.uint8)
+            for j in range(blocks):
+                packed_zp[:, j // per_byte] |= (zp[:, j] << (bits * (j % per_byte))).astype(np.uint8)
+            inits.append(numpy_helper.from_array(packed_zp.reshape(lead + [row_bytes]), "zero_points"))
+        else:  # one per scale, packed in the scales' order
+            signed = storage == "int4"
+            zp = rng.integers(-2 if signed else 6, 3 if signed else 11, [rows * blocks]).astype(np.int8)
+            nibbles = np.append(zp & 0xF, [0] * (len(zp) % 2)).astype(np.uint8)
+            inits.append(TensorProto(name="zero_points", data_type=22 if signed else 21, dims=lead + [blocks],
+                                     raw_data=(nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes()))
+        names.append("zero_points")
+    attrs = {"block_size": block, "gather_axis": gather_axis, "quantize_axis": len(data_shape) - 1}
+    if storage == "uint8":
+        attrs["bits"] = bits
+    node = helper.make_node("GatherBlockQuantized", names, ["y"], domain="com.microsoft", **attrs)
+    out_type = TensorProto.FLOAT16 if scale_type == np.float16 else TensorProto.FLOAT
+    m = helper.make_model(helper.make_graph([node], "gbq", [helper.make_tensor_value_info("indices", TensorProto.INT64, list(indices_shape))],
+                                            [helper.make_tensor_value_info("y", out_type, None)], initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 10
+    return m, [rng.integers(0, data_shape[gather_axis], list(indices_shape)).astype(np.int64)]
+
+
 def matmul_integer_to_float(rng):
     """uint8 A [2, 3, 16] (model input) times int8 B [16, 5], per-column b scale, zero points, bias."""
     inits = [numpy_helper.from_array(rng.integers(-128, 128, [16, 5]).astype(np.int8), "b"),
@@ -423,7 +476,15 @@ def main():
                               ("QGemm", qgemm(rng, quantized_output=True)),
                               ("QGemm_float", qgemm(rng, quantized_output=False)),
                               ("MatMulNBits_2bit", matmul_nbits(rng, with_zero_points=True, bits=2, k=96)),
-                              ("Attention_past", attention_past(rng))):
+                              ("Attention_past", attention_past(rng)),
+                              # ONNX Runtime's quantize_gather / GenAI's tied embeddings (packed uint8).
+                              ("GatherBlockQuantized", gather_block_quantized(rng, [10, 32])),
+                              ("GatherBlockQuantized_8bit", gather_block_quantized(rng, [10, 32], bits=8, zero_points=False)),
+                              ("GatherBlockQuantized_2bit", gather_block_quantized(rng, [10, 64], bits=2, block=16)),
+                              ("GatherBlockQuantized_int4", gather_block_quantized(rng, [3, 10, 48], storage="int4",
+                                                                                   scale_type=np.float16, gather_axis=1)),
+                              ("GatherBlockQuantized_uint4", gather_block_quantized(rng, [10, 64], block=32, storage="uint4",
+                                                                                    zero_points=False))):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "model.onnx"), "wb") as f:

@@ -21,7 +21,8 @@ function writeNpy(file, tensor) {
   fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), data]));
 }
 
-// Returns { type, dims, data } for a float32, int32, int64, int16, int8, uint8 or bool (bytes 0 / 1) array.
+// Returns { type, dims, data } for a float32, float16 (as Uint16Array bits), int32, int64, int16, int8, uint8 or
+// bool (bytes 0 / 1) array.
 function readNpy(file) {
   const bytes = fs.readFileSync(file);
   const headerLength = bytes.readUInt16LE(8);
@@ -31,6 +32,7 @@ function readNpy(file) {
   const body = bytes.subarray(10 + headerLength);
   const copy = new Uint8Array(body).buffer;  // aligned
   if (descr === '<f4') return { type: 'float32', dims, data: new Float32Array(copy) };
+  if (descr === '<f2') return { type: 'float16', dims, data: new Uint16Array(copy) };
   if (descr === '|u1') return { type: 'uint8', dims, data: new Uint8Array(copy) };
   if (descr === '|b1') return { type: 'bool', dims, data: new Uint8Array(copy) };
   if (descr === '|i1') return { type: 'int8', dims, data: new Int8Array(copy) };

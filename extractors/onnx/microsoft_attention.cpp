@@ -30,19 +30,33 @@ OutPort split_heads(ExtractContext& c, const std::string& name, const OutPort& t
     return c.op("Transpose", name, {r, c.i64s(name + "/order", {0, 2, 1, 3})});
 }
 
-// Q·Kᵀ · scale for q [B, N, S, H], k [B, N, L, H]: the `scale` attribute, or 1/√head.
-OutPort scaled_scores(ExtractContext& c, const OutPort& q, const OutPort& k, int64_t head) {
+// Q·Kᵀ · scale for q [B, N, S, H], k [B, N, L, H]: the `scale` attribute, or 1/√head. `like`
+// gives the scale's type (a port typed already: the ones an extractor builds are not yet).
+OutPort scaled_scores(ExtractContext& c, const OutPort& q, const OutPort& k, int64_t head, const OutPort& like) {
     const double scale = c.f("scale", 0.0) != 0.0 ? c.f("scale", 0.0) : 1.0 / std::sqrt(static_cast<double>(head));
     OutPort scores = c.op("MatMul", "scores", {q, k}, {{"transpose_a", false}, {"transpose_b", true}});
-    return c.op("Multiply", "scaled", {scores, c.scalar_like("scale", scale, scores)});
+    return c.op("Multiply", "scaled", {scores, c.scalar_like("scale", scale, like)});
 }
 
-// softmax(scores) · v, heads merged back: [B, N, S, L] x [B, N, L, Hv] -> [B, S, N·Hv].
-OutPort weighted_values(ExtractContext& c, const OutPort& scores, const OutPort& v) {
+// The most negative finite value of a float type: what masked scores become.
+double lowest_of(ElementType t) {
+    return t == ElementType::f16 ? -65504.0 : static_cast<double>(std::numeric_limits<float>::lowest());
+}
+
+// softmax(scores) · v, heads merged back: [B, N, S, L] x [B, N, L, Hv] -> [B, S, N·Hv], the last
+// node named `result` ("" = the framework node's name).
+OutPort weighted_values(ExtractContext& c, const OutPort& scores, const OutPort& v, const std::string& result = "") {
     OutPort probs = c.op("Softmax", "probs", {scores}, {{"axis", int64_t{-1}}});
     OutPort ctx = c.op("MatMul", "context", {probs, v}, {{"transpose_a", false}, {"transpose_b", false}});
     OutPort merged = c.op("Transpose", "context_order", {ctx, c.i64s("context/order", {0, 2, 1, 3})});
-    return c.op("Reshape", "", {merged, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
+    return c.op("Reshape", result, {merged, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
+}
+
+bool is_low_float(ElementType t) { return t == ElementType::f16 || t == ElementType::bf16; }
+
+// `p` as f32 when `low` (the op's f16 / bf16 values are computed in f32), else itself.
+OutPort widened(ExtractContext& c, const std::string& name, const OutPort& p, bool low) {
+    return low ? c.op("Convert", name, {p}, {{"destination_type", ElementType::f32}}) : p;
 }
 
 // Attention's past state [2, B, N, P, H] (keys, then values) goes before the new keys and values;
@@ -72,7 +86,7 @@ OutPort attend(ExtractContext& c, const OutPort& q_in, const OutPort& k_in, cons
                                c.op("Unsqueeze", "present_v", {v, c.i64s("present_v/axis", {0})})},
                               {{"axis", int64_t{0}}});
     }
-    OutPort scores = scaled_scores(c, q, k, head);
+    OutPort scores = scaled_scores(c, q, k, head, q_in);
     const double filter = c.f("mask_filter_value", -10000.0);
     if (padding) {  // (1 - mask) * filter, as [B, 1, 1, L]
         OutPort mask = c.op("Convert", "mask_float", {*padding}, {{"destination_type", ElementType::f32}});
@@ -225,6 +239,15 @@ OutPort rotate(ExtractContext& c, const std::string& name, const std::string& re
     return partial ? c.op("Concat", result, {y, passed}, {{"axis", int64_t{-1}}}) : y;
 }
 
+// rotate() of f16 / bf16 values computed in f32 and rounded once, as ONNX Runtime's kernels do.
+OutPort rotate_once(ExtractContext& c, const std::string& name, const std::string& result, const OutPort& x,
+                    const OutPort& cos, const OutPort& sin, int64_t half, int64_t head, bool interleaved, ElementType type) {
+    if (!is_low_float(type)) return rotate(c, name, result, x, cos, sin, half, head, interleaved);
+    OutPort y = rotate(c, name, name + "/f32", widened(c, name + "/x_f32", x, true), widened(c, name + "/cos_f32", cos, true),
+                       widened(c, name + "/sin_f32", sin, true), half, head, interleaved);
+    return c.op("Convert", result, {y}, {{"destination_type", type}});
+}
+
 // cos_cache[positions] (or sin_cache's), [batch, sequence, half] from positions [batch, sequence],
 // with a unit axis inserted at `heads_axis` to broadcast over the heads.
 OutPort rotary_table(ExtractContext& c, const std::string& name, const OutPort& cache, const OutPort& positions,
@@ -242,8 +265,8 @@ int64_t rotary_half(ExtractContext& c, size_t cos_input) {
 
 // Rotary position embedding: with cos = cos_cache[position_ids] and sin = sin_cache[position_ids],
 // each head is rotated (see rotate()). Input [batch, heads, sequence, head] or
-// [batch, sequence, heads·head] (with num_heads); rotary_embedding_dim below the head rotates
-// only its first values.
+// [batch, sequence, heads·head] (num_heads, or 0: heads of 2·cos_cache's width);
+// rotary_embedding_dim below the head rotates only its first values.
 void rotary_embedding(ExtractContext& c) {
     if (c.i("is_packed_batching", 0) != 0) c.unsupported("is_packed_batching=1");
     const int64_t half = rotary_half(c, 2);
@@ -254,10 +277,13 @@ void rotary_embedding(ExtractContext& c) {
     if (rank != 3 && rank != 4) c.fail("needs an input of rank 3 or 4", "give the model's inputs static ranks");
     int64_t head = rank == 4 ? last_dim(x) : -1;
     if (rank == 3) {
-        const int64_t heads = c.i("num_heads", 0);
-        if (heads <= 0) c.fail("a rank-3 input needs the num_heads attribute");
-        if (last_dim(x) <= 0 || last_dim(x) % heads != 0)
-            c.fail("the hidden size must be static and a multiple of num_heads");
+        // Without num_heads (0, GenAI's DML exports) the heads are as wide as the rotation: 2·half.
+        int64_t heads = c.i("num_heads", 0);
+        if (heads < 0) c.fail("num_heads must not be negative");
+        if (heads == 0 && rotary_dim != 0) c.fail("rotary_embedding_dim needs the num_heads attribute");
+        if (heads == 0 && last_dim(x) > 0 && last_dim(x) % (2 * half) == 0) heads = last_dim(x) / (2 * half);
+        if (heads == 0 || last_dim(x) <= 0 || last_dim(x) % heads != 0)
+            c.fail("the hidden size must be static and a multiple of num_heads (or, without it, of the rotary dimension)");
         head = last_dim(x) / heads;
         x = c.op("Reshape", "heads", {x, c.i64s("heads/shape", {0, 0, heads, head})}, {{"special_zero", true}});
     }
@@ -273,27 +299,36 @@ void rotary_embedding(ExtractContext& c) {
     OutPort cos = rotary_table(c, "cos", c.input(2), positions, heads_axis);
     OutPort sin = rotary_table(c, "sin", c.input(3), positions, heads_axis);
     const bool interleaved = c.i("interleaved", 0) != 0;
-    OutPort y = rotate(c, "rotary", rank == 4 ? "" : "rotated", x, cos, sin, half, head, interleaved);
+    OutPort y = rotate_once(c, "rotary", rank == 4 ? "" : "rotated", x, cos, sin, half, head, interleaved, c.input(0).type());
     if (rank == 3) y = c.op("Reshape", "", {y, c.i64s("merge/shape", {0, 0, -1})}, {{"special_zero", true}});
     c.set_output(0, y);
 }
 
-// present = the first past_length[b] rows of past, then the S new rows, then zeros: ONNX Runtime
-// writes each batch entry's new keys (or values) right after its own past, so a batch of
-// different lengths keeps its entries' caches apart. past [B, Nkv, P, H], new [B, Nkv, S, H],
-// past_length [B]; returns [B, Nkv, P + S, H]. With equal lengths it is Concat(past, new).
+// The cache of one step: the first `start`[b] rows of past, then the S new rows, then zeros
+// (`extra` zero rows beyond past's P rows and the S new ones). ONNX Runtime writes each batch
+// entry's new keys (or values) right after its own past, so a batch of different lengths keeps
+// its entries' caches apart. past [B, Nkv, P, H], new [B, Nkv, S, H], start [B]; returns
+// [B, Nkv, P + S (+ extra), H]. With equal lengths and no extra rows it is Concat(past, new).
+// `like`: a port of the attention's float type (the ports built here are not typed yet).
 OutPort append_to_cache(ExtractContext& c, const std::string& name, const OutPort& past, const OutPort& fresh,
-                        const OutPort& past_length, const OutPort& sequence) {
-    OutPort zeros = c.op("Broadcast", name + "/zeros",
-                         {c.scalar_like(name + "/zero", 0.0, fresh),
-                          c.op("ShapeOf", name + "/new_shape", {fresh}, {{"output_type", ElementType::i64}})},
+                        const OutPort& start_rows, const OutPort& sequence, const OutPort& like,
+                        const std::optional<OutPort>& extra = std::nullopt) {
+    OutPort new_shape = c.op("ShapeOf", name + "/new_shape", {fresh}, {{"output_type", ElementType::i64}});
+    if (extra) {  // [B, Nkv, S + extra, H]
+        OutPort rows = c.op("Add", name + "/zero_rows", {c.dim(name + "/new_rows", fresh, 2), *extra});
+        new_shape = c.op("ScatterUpdate", name + "/zeros_shape",
+                         {new_shape, c.i64s(name + "/zeros_shape/index", {2}),
+                          c.op("Unsqueeze", name + "/zero_rows_1d", {rows, c.i64s(name + "/zero_rows_1d/axis", {0})}),
+                          c.i64(name + "/zeros_shape/axis", 0)});
+    }
+    OutPort zeros = c.op("Broadcast", name + "/zeros", {c.scalar_like(name + "/zero", 0.0, like), new_shape},
                          {{"mode", std::string("numpy")}});
     OutPort padded = c.op("Concat", name + "/padded", {past, zeros}, {{"axis", int64_t{2}}});
     OutPort rows =
         c.op("Range", name + "/rows",
              {c.i64(name + "/rows/start", 0), c.dim(name + "/length", padded, 2), c.i64(name + "/rows/step", 1)},
              {{"output_type", ElementType::i64}});                                                         // [T]
-    OutPort start = c.op("Unsqueeze", name + "/start", {past_length, c.i64s(name + "/start/axis", {1})});  // [B, 1]
+    OutPort start = c.op("Unsqueeze", name + "/start", {start_rows, c.i64s(name + "/start/axis", {1})});  // [B, 1]
     OutPort end = c.op("Add", name + "/end", {start, sequence});
     OutPort offset = c.op("Subtract", name + "/offset", {rows, start});  // [B, T]
     OutPort last = c.op("Subtract", name + "/last", {sequence, c.i64(name + "/one", 1)});
@@ -308,24 +343,49 @@ OutPort append_to_cache(ExtractContext& c, const std::string& name, const OutPor
                                               {c.op("GreaterEqual", name + "/after_past", {rows, start}),
                                                c.op("Less", name + "/before_end", {rows, end})}));
     OutPort is_past = rows_mask("is_past", c.op("Less", name + "/past_rows", {rows, start}));
-    OutPort kept = c.op("Select", name + "/kept", {is_past, padded, c.scalar_like(name + "/cleared", 0.0, fresh)});
+    OutPort kept = c.op("Select", name + "/kept", {is_past, padded, c.scalar_like(name + "/cleared", 0.0, like)});
     return c.op("Select", name, {is_new, moved, kept});
+}
+
+// ONNX Runtime's windowed cache (sliding_window_cache=1, group_query_attention.cc
+// WindowedCacheEnd): where a cache of `length` positions ends in a buffer of `capacity` rows when
+// whole blocks of gap = capacity - window + 1 rows are reclaimed at once:
+// length if length <= capacity, else length - gap * ceil((length - capacity) / gap).
+OutPort windowed_cache_end(ExtractContext& c, const std::string& name, const OutPort& length, const OutPort& capacity,
+                           const OutPort& gap) {
+    OutPort overflow = c.op("Maximum", name + "/overflow",
+                            {c.op("Subtract", name + "/excess", {length, capacity}), c.i64(name + "/none", 0)});
+    OutPort blocks = c.op("Divide", name + "/blocks",
+                          {c.op("Add", name + "/round_up",
+                                {overflow, c.op("Subtract", name + "/gap_less_one", {gap, c.i64(name + "/one", 1)})}),
+                           gap},
+                          {{"m_pythondiv", true}});
+    return c.op("Subtract", name, {length, c.op("Multiply", name + "/reclaimed", {blocks, gap})});
 }
 
 // GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k, total_sequence_length,
 // cos_cache?, sin_cache?, ...): num_heads query heads share kv_num_heads key / value heads.
-// Batch entry b has seqlens_k[b] + 1 tokens in all, the last S of them new (S = the query's
-// length; a first prompt, right-padded, starts at 0): its new tokens get positions past_length[b]
-// ... (rotary embedding), join its cache after its past (present_key / present_value, BNSH), and
-// each attends to the keys up to its own position (causal), within the last local_window_size
-// (if set), and within the entry's length. Scores are scale·Q·Kᵀ, softcap·tanh(·/softcap) if set.
+// Batch entry b has seqlens_k[b] + 1 tokens in all ([batch] or, as GenAI's builders up to 0.11
+// write it, [batch, 1]), the last S of them new (S = the query's length; a first prompt,
+// right-padded, starts at 0): its new tokens get positions past_length[b] ... (rotary
+// embedding), join its cache after its past (present_key / present_value, BNSH, of
+// max(total_sequence_length, past rows) rows as ONNX Runtime sizes them), and each attends to the
+// keys up to its own position (causal), within the last local_window_size (if set), and within
+// the entry's length. Scores are scale·Q·Kᵀ, softcap·tanh(·/softcap) if set.
+// sliding_window_cache=1 (GenAI on CPU for sliding-window models): past and present are a buffer
+// of C = max(past rows, local_window_size) rows holding the most recent positions of the
+// sequence; a step appends after the first windowed_cache_end(P) rows and present keeps the last
+// windowed_cache_end(P + S) of them (ONNX Runtime's in-place compaction and its staging path give
+// the same rows), the rest zero. Attention and its masks see that cache in cache-relative
+// positions (exact: the masks depend only on distances); rotary uses absolute ones.
 void group_query_attention(ExtractContext& c) {
     const int64_t heads = c.i("num_heads"), kv_heads = c.i("kv_num_heads");
     if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0)
         c.fail("num_heads must be a positive multiple of kv_num_heads");
-    if (c.i("sliding_window_cache", 0) != 0) c.unsupported("sliding_window_cache=1 (a window-sized cache)");
+    const bool windowed_cache = c.i("sliding_window_cache", 0) != 0;
     if (c.i("smooth_softmax", 0) != 0) c.unsupported("smooth_softmax=1");
     if (c.i("qk_output", 0) != 0 || c.output_used(3)) c.unsupported("output_qk (qk_output)");
+    if (c.i("kv_cache_bit_width", 0) != 0) c.unsupported("kv_cache_bit_width (a quantized KV cache)");
     for (const char* attr : {"k_quant_type", "v_quant_type"})
         if (c.s(attr, "NONE") != "NONE")
             c.unsupported(std::string(attr) + "=" + c.s(attr, "") + " (quantized KV cache)");
@@ -340,9 +400,12 @@ void group_query_attention(ExtractContext& c) {
         c.unsupported("a quantized past_key / past_value (" + std::string(ir_name(c.input(3).type())) + ")");
     const bool causal = c.i("causal", 1) != 0;
     const int64_t window = c.i("local_window_size", -1);
+    if (windowed_cache && (window <= 0 || !c.has_input(3)))
+        c.fail("sliding_window_cache=1 needs local_window_size > 0 and past_key / past_value");
 
     OutPort query = c.input(0), key, value;
     if (ExtractContext::rank_of(query) != 3) c.unsupported("a query other than [batch, sequence, hidden]");
+    const OutPort like = query;  // the float type (f32 or f16) of every value built here
     const int64_t width = last_dim(query);
     int64_t head = 0;
     if (!c.has_input(1) && !c.has_input(2)) {  // packed [B, S, (N + 2·Nkv)·H]
@@ -365,7 +428,9 @@ void group_query_attention(ExtractContext& c) {
 
     // Per entry: the tokens before the new ones, max(0, seqlens_k + 1 - S); positions [B, S].
     OutPort sequence = c.dim("sequence", query, 1);
-    OutPort lengths = c.op("Convert", "seqlens", {c.input(5)}, {{"destination_type", ElementType::i64}});
+    OutPort lengths = c.op("Convert", "seqlens", {c.op("Reshape", "seqlens/flat", {c.input(5), c.i64s("seqlens/shape", {-1})},
+                                                        {{"special_zero", false}})},
+                           {{"destination_type", ElementType::i64}});  // [B]
     OutPort past_length =
         c.op("Maximum", "past_length",
              {c.op("Subtract", "past_length/raw", {c.op("Add", "totals", {lengths, c.i64("one", 1)}), sequence}),
@@ -383,15 +448,66 @@ void group_query_attention(ExtractContext& c) {
         OutPort cos = rotary_table(c, "cos", c.input(7), positions, 1),
                 sin = rotary_table(c, "sin", c.input(8), positions, 1);
         const bool interleaved = c.i("rotary_interleaved", 0) != 0;
-        q = rotate(c, "q_rotary", "q_rotary", q, cos, sin, half, head, interleaved);
-        k = rotate(c, "k_rotary", "k_rotary", k, cos, sin, half, head, interleaved);
+        q = rotate_once(c, "q_rotary", "q_rotary", q, cos, sin, half, head, interleaved, like.type());
+        k = rotate_once(c, "k_rotary", "k_rotary", k, cos, sin, half, head, interleaved, like.type());
     }
-    if (c.has_input(3)) {
-        k = append_to_cache(c, "present_key", c.input(3), k, past_length, sequence);
-        v = append_to_cache(c, "present_value", c.input(4), v, past_length, sequence);
+
+    // The positions the masks compare, and each entry's last key: absolute, or in the windowed
+    // cache relative to its first resident row.
+    OutPort mask_positions = positions, last_key_index = lengths;
+    if (windowed_cache) {
+        OutPort rows = c.dim("past_rows", c.input(3), 2);
+        OutPort capacity = c.op("Maximum", "capacity", {rows, c.i64("window", window)});
+        OutPort gap = c.op("Add", "gap", {c.op("Subtract", "capacity_less_window", {capacity, c.i64("window_again", window)}),
+                                          c.i64("gap/one", 1)});
+        // Resident rows before the step (at most the buffer's), and after it.
+        OutPort end_before = c.op("Minimum", "end_before",
+                                  {windowed_cache_end(c, "end_before/raw", past_length, capacity, gap), rows});
+        OutPort end_after =
+            windowed_cache_end(c, "end_after", c.op("Add", "length_after", {past_length, sequence}), capacity, gap);
+        OutPort extra = c.op("Subtract", "extra_rows", {capacity, rows});  // 0 unless past is shorter than the window
+        k = append_to_cache(c, "window_key", c.input(3), k, end_before, sequence, like, extra);
+        v = append_to_cache(c, "window_value", c.input(4), v, end_before, sequence, like, extra);
+        // present row r = cache row r + (end_before + S - end_after) for r < end_after, else 0.
+        OutPort first = c.op("Subtract", "dropped", {c.op("Add", "end_with_new", {end_before, sequence}), end_after});
+        OutPort present_rows = c.op("Range", "present_rows", {c.i64("present_rows/start", 0), capacity, c.i64("present_rows/step", 1)},
+                                    {{"output_type", ElementType::i64}});  // [C]
+        OutPort source_rows = c.op("Minimum", "source_rows",
+                                   {c.op("Add", "shifted_rows",
+                                         {present_rows, c.op("Unsqueeze", "dropped/column", {first, c.i64s("dropped/axis", {1})})}),
+                                    c.op("Subtract", "last_row", {c.dim("cache_rows", k, 2), c.i64("last_row/one", 1)})});  // [B, C]
+        OutPort written = c.op("Unsqueeze", "written",
+                               {c.op("Less", "written/rows", {present_rows, c.op("Unsqueeze", "end_after/column",
+                                                                                   {end_after, c.i64s("end_after/axis", {1})})}),
+                                c.i64s("written/axes", {1, 3})});  // [B, 1, C, 1]
+        auto present = [&](const std::string& name, const OutPort& cache) {
+            OutPort kept = c.op("Gather", name + "/kept", {cache, source_rows, c.i64(name + "/axis", 2)}, {{"batch_dims", int64_t{1}}});
+            return c.op("Select", name, {written, kept, c.scalar_like(name + "/unwritten", 0.0, like)});
+        };
+        c.set_output(1, present("present_key", k));
+        c.set_output(2, present("present_value", v));
+        mask_positions = c.op("Add", "cache_positions",
+                              {c.op("Unsqueeze", "cache_positions/start", {end_before, c.i64s("cache_positions/axis", {1})}), steps});
+        last_key_index = c.op("Subtract", "cache_last_key", {c.op("Add", "cache_end", {end_before, sequence}), c.i64("cache_one", 1)});
+    } else if (c.has_input(3)) {
+        k = append_to_cache(c, "present_key", c.input(3), k, past_length, sequence, like);
+        v = append_to_cache(c, "present_value", c.input(4), v, past_length, sequence, like);
+        // ONNX Runtime's present has max(total_sequence_length, past rows) rows: past + S, or the
+        // past's when past and present share one buffer of the maximum length.
+        OutPort total = c.op("Convert", "total", {c.op("Reshape", "total/flat", {c.input(6), c.i64s("total/shape", {1})},
+                                                       {{"special_zero", false}})},
+                             {{"destination_type", ElementType::i64}});
+        OutPort present_length = c.op("Maximum", "present_length", {total, c.dim("past_rows", c.input(3), 2)});  // [1]
+        auto present = [&](const std::string& name, const OutPort& cache) {
+            return c.op("Slice", name + "/rows", {cache, c.i64s(name + "/rows/start", {0}), present_length,
+                                                  c.i64s(name + "/rows/step", {1}), c.i64s(name + "/rows/axes", {2})});
+        };
+        c.set_output(1, present("present_key", k));
+        c.set_output(2, present("present_value", v));
+    } else {
+        c.set_output(1, k);
+        c.set_output(2, v);
     }
-    c.set_output(1, k);
-    c.set_output(2, v);
     if (heads != kv_heads) {  // query head h reads key / value head h / (num_heads / kv_num_heads)
         // As ops (folded to the list), not a list as long as the file's num_heads says.
         const OutPort all_heads = c.op("Range", "groups/heads",
@@ -402,28 +518,33 @@ void group_query_attention(ExtractContext& c) {
         k = c.op("Gather", "k_groups", {k, groups, axis}, {{"batch_dims", int64_t{0}}});
         v = c.op("Gather", "v_groups", {v, groups, axis}, {{"batch_dims", int64_t{0}}});
     }
-    OutPort scores = scaled_scores(c, q, k, head);
+    // f16 / bf16: scores, softmax and the weighted sum in f32, the output rounded once, as ONNX
+    // Runtime's kernels compute them (the cache keeps the model's type).
+    const bool low = is_low_float(like.type());
+    q = widened(c, "q_f32", q, low), k = widened(c, "k_f32", k, low), v = widened(c, "v_f32", v, low);
+    const OutPort core = low ? c.constant("f32_like", Tensor::scalar<float>(0.0f)) : like;  // the core's type
+    OutPort scores = scaled_scores(c, q, k, head, core);
     if (const double cap = c.f("softcap", 0.0); cap > 0.0) {
         OutPort squashed = c.op("Tanh", "softcap/tanh",
-                                {c.op("Divide", "softcap/in", {scores, c.scalar_like("softcap/value", cap, scores)})});
-        scores = c.op("Multiply", "softcap", {squashed, c.scalar_like("softcap/out", cap, scores)});
+                                {c.op("Divide", "softcap/in", {scores, c.scalar_like("softcap/value", cap, core)})});
+        scores = c.op("Multiply", "softcap", {squashed, c.scalar_like("softcap/out", cap, core)});
     }
     // Which keys j each query (b, i) sees: [B, S, T], then [B, 1, S, T] over the heads.
     OutPort keys = c.op("Range", "keys", {c.i64("keys/start", 0), c.dim("keys/length", k, 2), c.i64("keys/step", 1)},
                         {{"output_type", ElementType::i64}});
-    OutPort last_key = c.op("Unsqueeze", "last_key", {lengths, c.i64s("last_key/axes", {1, 2})});  // [B, 1, 1]
+    OutPort last_key = c.op("Unsqueeze", "last_key", {last_key_index, c.i64s("last_key/axes", {1, 2})});  // [B, 1, 1]
     OutPort seen = c.op("LessEqual", "in_length", {keys, last_key});
     OutPort query_position =
-        c.op("Unsqueeze", "query_position", {positions, c.i64s("query_position/axis", {2})});  // [B, S, 1]
+        c.op("Unsqueeze", "query_position", {mask_positions, c.i64s("query_position/axis", {2})});  // [B, S, 1]
     if (causal) seen = c.op("LogicalAnd", "causal", {seen, c.op("LessEqual", "not_future", {keys, query_position})});
     if (window > 0)
         seen = c.op("LogicalAnd", "windowed",
                     {seen, c.op("Greater", "in_window",
-                                {keys, c.op("Subtract", "window_start", {query_position, c.i64("window", window)})})});
+                                {keys, c.op("Subtract", "window_start", {query_position, c.i64("window_size", window)})})});
     seen = c.op("Unsqueeze", "seen", {seen, c.i64s("seen/axis", {1})});
-    scores =
-        c.op("Select", "masked", {seen, scores, c.scalar_like("hidden", std::numeric_limits<float>::lowest(), scores)});
-    c.set_output(0, weighted_values(c, scores, v));
+    scores = c.op("Select", "masked", {seen, scores, c.scalar_like("hidden", lowest_of(core.type()), core)});
+    OutPort y = weighted_values(c, scores, v, low ? "output_f32" : "");
+    c.set_output(0, low ? c.op("Convert", "", {y}, {{"destination_type", like.type()}}) : y);
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 // BERT / GPT graphs, as decompositions into opset ops (semantics: ONNX Runtime's
 // docs/ContribOperators.md): Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd,
 // SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization,
-// FusedMatMul, MatMulNBits (2-, 4- and 8-bit weights kept low-bit in the IR),
+// FusedMatMul, MatMulNBits and GatherBlockQuantized (2-, 4- and 8-bit weights kept low-bit in
+// the IR),
 // EmbedLayerNormalization, and the contrib copies of Trilu and GatherND. The attention ops are
 // in microsoft_attention.cpp.
 // The normalizations' optional mean / inverse-std-dev outputs are training aids: a model that
 // reads them is refused by name.
 #include <algorithm>
+#include <optional>
 
 #include "core/low_bit.hpp"
 #include "extractors/extract_context.hpp"
@@ -44,12 +46,24 @@ OutPort layer_norm_last_axis(ExtractContext& c, const OutPort& x, double eps, co
     return beta ? c.op("Add", "", {scaled, *beta}) : scaled;
 }
 
-// x / sqrt(mean(x^2) + eps) * gamma over the last axis (RMS normalization).
-OutPort rms_norm_last_axis(ExtractContext& c, const OutPort& x, double eps, const OutPort& gamma) {
+// x / sqrt(mean(x^2) + eps) * gamma over the last axis (RMS normalization). f16 / bf16 inputs are
+// normalized in f32 and the result rounded once, as ONNX Runtime's kernels compute them
+// (SimplifiedLayerNormalization's stash_type = 1, the default; the Skip variant likewise), and as
+// Hugging Face's RMSNorm upcasts.
+OutPort rms_norm_last_axis(ExtractContext& c, const OutPort& x_in, double eps, const OutPort& gamma_in) {
+    const ElementType type = c.input(0).type();  // x may be a port built here, not typed yet
+    const bool widen = type == ElementType::f16 || type == ElementType::bf16;
+    auto f32 = [&](const std::string& suffix, const OutPort& p) {
+        return widen ? c.op("Convert", suffix, {p}, {{"destination_type", ElementType::f32}}) : p;
+    };
+    const OutPort x = f32("input_f32", x_in), gamma = f32("gamma_f32", gamma_in);
     OutPort square = c.op("Multiply", "square", {x, x});
     OutPort mean = c.op("ReduceMean", "mean_square", {square, c.i64s("axes", {-1})}, {{"keep_dims", true}});
-    OutPort rms = c.op("Sqrt", "rms", {c.op("Add", "mean_square_eps", {mean, c.scalar_like("epsilon", eps, x)})});
-    return c.op("Multiply", "", {c.op("Divide", "normalized", {x, rms}), gamma});
+    OutPort epsilon = widen ? c.constant("epsilon", Tensor::scalar<float>(static_cast<float>(eps)))
+                            : c.scalar_like("epsilon", eps, c.input(0));
+    OutPort rms = c.op("Sqrt", "rms", {c.op("Add", "mean_square_eps", {mean, epsilon})});
+    OutPort y = c.op("Multiply", widen ? "normalized_scaled" : "", {c.op("Divide", "normalized", {x, rms}), gamma});
+    return widen ? c.op("Convert", "", {y}, {{"destination_type", type}}) : y;
 }
 
 void skip_layer_norm(ExtractContext& c, bool simplified) {
@@ -149,14 +163,23 @@ Tensor nbits_zero_points(ExtractContext& c, const Tensor& stored_zp, int64_t bit
 // Y = A · Wᵀ (+ bias) with W [N, K] stored block-wise in `bits`. B's bytes ([N, blocks,
 // block_size · bits / 8]; 4 bits: low nibble first, OpenVINO's u4 layout) become a u4 / u8
 // Constant [N, blocks, block_size] without a copy (2 bits: widened to u4, a copy twice the
-// size), then Convert (marked decompression) ->
+// size), then Convert to the scales' type, f32 or f16 (marked decompression) ->
 // Subtract(zero point, default 2^(bits-1)) -> Multiply(scale per block) -> Reshape [N, K] (and
 // a Slice when K is not a multiple of block_size: the last block is padded): the
 // compressed-weight form OpenVINO's runtime takes, kept by constant folding.
+// accuracy_level (the precision ONNX Runtime may compute in: at 4 its CPU kernel quantizes A to
+// int8 per block) is not kept: the IR computes the float product, as ONNX Runtime does at levels
+// 0 and 1, and leaves activation precision to the runtime (docs/llm-forms.md).
 void matmul_nbits(ExtractContext& c) {
     const int64_t bits = c.i("bits", 4), k = c.i("K"), n = c.i("N"), block = c.i("block_size");
     if (bits != 2 && bits != 4 && bits != 8) c.unsupported("bits=" + std::to_string(bits) + " (2, 4 and 8 only)");
     if (c.has_input(4)) c.unsupported("g_idx (act-order group indices)");
+    if (c.i("weight_prepacked", 0) != 0)
+        c.unsupported("weight_prepacked=" + std::to_string(c.i("weight_prepacked", 0)) +
+                      " (B in a CUDA kernel's layout; export without matmulnbits_weights_prepacked)");
+    const ElementType real = c.input(2).type();
+    if (real != ElementType::f32 && real != ElementType::f16)
+        c.unsupported("scales of type " + std::string(ir_name(real)) + " (f32 and f16 only)");
     const ElementType stored = bits == 8 ? ElementType::u8 : ElementType::u4;
     const int64_t per_byte = 8 / bits;
     const Tensor* packed = c.input_value(1);
@@ -166,10 +189,11 @@ void matmul_nbits(ExtractContext& c) {
     const int64_t blocks = k / block + (k % block != 0 ? 1 : 0);  // ceil, without overflowing near INT64_MAX
     if (packed->shape() != Shape{n, blocks, block / per_byte}) c.fail("B's shape does not match K, N, bits and block_size");
     auto decompressed = [&](const std::string& name, const Tensor& t) {
-        OutPort f = c.op("Convert", name + "_f32", {c.constant(name, t)}, {{"destination_type", ElementType::f32}});
+        OutPort f = c.op("Convert", name + "_" + std::string(ir_name(real)), {c.constant(name, t)}, {{"destination_type", real}});
         f.node().rt_info()[kDecompression] = "0";
         return f;
     };
+    const OutPort scales_in = c.input(2);
     OutPort w = decompressed("weights", bits == 2 ? repack_as_u4(*packed, 2, n * blocks, block, {n, blocks, block})
                                                   : Tensor(stored, {n, blocks, block}, packed->buffer()));
     OutPort zero_point;
@@ -179,7 +203,7 @@ void matmul_nbits(ExtractContext& c) {
         if (zp->type() != ElementType::u8) c.unsupported("zero points of type " + std::string(ir_name(zp->type())) + " (packed uint8 only)");
         zero_point = decompressed("zero_point", nbits_zero_points(c, *zp, bits, n, blocks));
     } else {
-        zero_point = c.constant("zero_point", Tensor::scalar<float>(static_cast<float>(1 << (bits - 1))));
+        zero_point = c.scalar_like("zero_point", static_cast<double>(1 << (bits - 1)), scales_in);
     }
     OutPort scales = c.op("Reshape", "scales", {c.input(2), c.i64s("scales/shape", {n, blocks, 1})}, {{"special_zero", false}});
     OutPort dequantized = c.op("Multiply", "dequantized", {c.op("Subtract", "centered", {w, zero_point}), scales});
@@ -192,9 +216,116 @@ void matmul_nbits(ExtractContext& c) {
     c.set_output(0, y);
 }
 
+// The constant behind `p`: its own value, or the value a Reshape of a constant views with p's
+// static shape (GenAI's tied embeddings gather from Reshape(LM head weight)); nullptr otherwise.
+std::optional<Tensor> constant_view(const OutPort& p) {
+    if (const Tensor* v = p.value()) return *v;
+    const Node n = p.node();
+    if (!n.is("Reshape") || !n.in(0).connected() || !p.shape().is_static()) return std::nullopt;
+    const Tensor* source = n.in(0).value();
+    if (!source || source->type() != p.type()) return std::nullopt;
+    const Shape shape = p.shape().to_shape();
+    return Tensor(source->type(), shape, source->buffer());
+}
+
+// GatherBlockQuantized(data, indices, scales, zero_points?; gather_axis = 0, quantize_axis = 1,
+// block_size = 128, bits = 4): Gather(dequantized data, indices, gather_axis), data quantized in
+// blocks of block_size along quantize_axis, which must be its last axis (the only layout ONNX
+// Runtime accepts for uint8 data, and what its quantizer and GenAI's builder write). Data is
+// uint8 holding `bits`-bit values (4: two a byte, low nibble first; zero point default
+// 2^(bits-1), zero points packed per row likewise) or INT4 / UINT4 (zero point default 0, zero
+// points of the same type). As for MatMulNBits the values stay low-bit in the IR: a u4 / i4 / u8
+// Constant [..., blocks, block] viewing the file's bytes, Convert to the scales' type (marked
+// decompression) -> Subtract(zero point) -> Multiply(scale [..., blocks, 1]) -> Reshape to the
+// logical shape -> Gather, the form OpenVINO's runtime gathers from compressed.
+void gather_block_quantized(ExtractContext& c) {
+    const int64_t bits = c.i("bits", 4), block = c.i("block_size", 128);
+    const std::optional<Tensor> data = constant_view(c.input(0));
+    if (!data) c.unsupported("data that is not a constant");
+    const ElementType stored = data->type();
+    const bool packed_u8 = stored == ElementType::u8;
+    if (!packed_u8 && stored != ElementType::u4 && stored != ElementType::i4)
+        c.unsupported("data of type " + std::string(ir_name(stored)) + " (uint8, UINT4 and INT4 only)");
+    if (packed_u8 && bits != 2 && bits != 4 && bits != 8) c.unsupported("bits=" + std::to_string(bits) + " (2, 4 and 8 only)");
+    if (!packed_u8 && bits != 4) c.fail("bits must be 4 for INT4 / UINT4 data, not " + std::to_string(bits));
+    const Shape& shape = data->shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    if (rank < 1) c.fail("data must have rank 1 or more");
+    int64_t gather_axis = c.i("gather_axis", 0), quantize_axis = c.i("quantize_axis", 1);
+    if (gather_axis < -rank || gather_axis >= rank || quantize_axis < -rank || quantize_axis >= rank)
+        c.fail("gather_axis and quantize_axis must be axes of the data (rank " + std::to_string(rank) + ")");
+    gather_axis = gather_axis < 0 ? gather_axis + rank : gather_axis;
+    quantize_axis = quantize_axis < 0 ? quantize_axis + rank : quantize_axis;
+    if (quantize_axis != rank - 1) c.unsupported("a quantize_axis other than the data's last axis");
+    if (gather_axis == quantize_axis) c.fail("gather_axis and quantize_axis must differ");
+    const int64_t per_byte = packed_u8 ? 8 / bits : 1;
+    const int64_t width = shape.back() * per_byte;  // values along quantize_axis
+    if (block < 16 || (block & (block - 1)) != 0) c.fail("block_size must be a power of 2, at least 16");
+    if (width % block != 0)
+        c.unsupported("a quantized axis of " + std::to_string(width) + " values, not a multiple of block_size " +
+                      std::to_string(block));
+    const int64_t blocks = width / block;
+    Shape lead(shape.begin(), shape.end() - 1), blocked = lead, per_block = lead, logical = lead;
+    int64_t rows = 1;
+    for (int64_t d : lead) rows *= d;
+    blocked.insert(blocked.end(), {blocks, block});
+    per_block.insert(per_block.end(), {blocks, 1});
+    logical.push_back(width);
+
+    const ElementType real = c.input(2).type();
+    if (real != ElementType::f32 && real != ElementType::f16)
+        c.unsupported("scales of type " + std::string(ir_name(real)) + " (f32 and f16 only)");
+    auto decompressed = [&](const std::string& name, const Tensor& t) {
+        OutPort f = c.op("Convert", name + "_" + std::string(ir_name(real)), {c.constant(name, t)}, {{"destination_type", real}});
+        f.node().rt_info()[kDecompression] = "0";
+        return f;
+    };
+    Tensor codes = !packed_u8 ? Tensor(stored, blocked, data->buffer())
+                   : bits == 8 ? Tensor(ElementType::u8, blocked, data->buffer())
+                   : bits == 4 ? Tensor(ElementType::u4, blocked, data->buffer())
+                               : repack_as_u4(*data, 2, rows, width, blocked);
+    OutPort w = decompressed("weights", codes);
+    std::optional<OutPort> zero_point;
+    if (c.has_input(3)) {
+        const Tensor* zp = c.input_value(3);
+        if (!zp) c.unsupported("zero points that are not constant");
+        if (zp->type() != stored)
+            c.fail("zero_points must have the data's type, not " + std::string(ir_name(zp->type())));
+        Tensor z;
+        if (!packed_u8) {  // one per scale, packed in the scales' order
+            if (zp->size() != static_cast<size_t>(rows * blocks)) c.fail("zero_points must have one value per scale");
+            z = Tensor(stored, per_block, zp->buffer());
+        } else {  // each row of `blocks` values padded to whole bytes
+            const int64_t row_bytes = (blocks * bits + 7) / 8;
+            if (zp->size() != static_cast<size_t>(rows * row_bytes))
+                c.fail("zero_points must have " + std::to_string(row_bytes) + " byte(s) for each of the " +
+                       std::to_string(rows) + " rows");
+            z = bits == 8 ? Tensor(ElementType::u8, per_block, zp->buffer())
+                : bits == 4 && blocks % 2 == 0 ? Tensor(ElementType::u4, per_block, zp->buffer())
+                                               : repack_as_u4(*zp, bits, rows, blocks, per_block);
+        }
+        zero_point = decompressed("zero_point", z);
+    } else if (packed_u8) {
+        zero_point = c.scalar_like("zero_point", static_cast<double>(1 << (bits - 1)), c.input(2));
+    }
+    if (zero_point) w = c.op("Subtract", "centered", {w, *zero_point});
+    Shape scales_shape = lead;
+    scales_shape.push_back(blocks);
+    if (!c.input(2).shape().rank_is_static() || c.input(2).shape() != PartialShape(scales_shape))
+        c.fail("scales must be [" + PartialShape(scales_shape).to_string() + "]: the data's shape with blocks of " +
+               std::to_string(block) + " along its last axis");
+    OutPort scales = c.op("Reshape", "scales", {c.input(2), c.i64s("scales/shape", std::vector<int64_t>(per_block.begin(), per_block.end()))},
+                          {{"special_zero", false}});
+    OutPort table = c.op("Multiply", "dequantized", {w, scales});
+    table = c.op("Reshape", "table", {table, c.i64s("table/shape", std::vector<int64_t>(logical.begin(), logical.end()))},
+                 {{"special_zero", false}});
+    c.set_output(0, c.op("Gather", "", {table, c.input(1), c.i64("axis", gather_axis)}, {{"batch_dims", int64_t{0}}}));
+}
+
 }  // namespace
 
 void register_onnx_microsoft_contrib(ExtractorRegistry& r) {
+    r.add({"onnx", kDomain, "GatherBlockQuantized", 1, INT64_MAX, gather_block_quantized});
     r.add({"onnx", kDomain, "MatMulNBits", 1, INT64_MAX, matmul_nbits});
     r.add({"onnx", kDomain, "EmbedLayerNormalization", 1, INT64_MAX, embed_layer_norm});
     r.add({"onnx", kDomain, "FusedMatMul", 1, INT64_MAX, fused_matmul});

@@ -2,8 +2,10 @@
 //  * the op ScaledTanh, y = alpha * tanh(beta * x), with shape inference and evaluation, written
 //    to the IR as an extension op of version "example_opset" (not an OpenVINO opset op: the
 //    runtime needs a matching extension to run it);
-//  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta), and of
-//    a Caffe layer of type ScaledTanh (scaled_tanh_param { alpha beta }, a fork's parameters);
+//  * the extractor of the custom ONNX op com.example.ScaledTanh (attributes alpha, beta), of a
+//    Caffe layer of type ScaledTanh (scaled_tanh_param { alpha beta }, a fork's parameters) and of
+//    a TFLite CUSTOM op ScaledTanh (a flexbuffer map {alpha, beta}); the op is layout-transparent,
+//    so the NHWC -> NCHW layout change of TFLite models goes through it;
 //  * the transformation ExampleScaledTanhToTanh: ScaledTanh with alpha = beta = 1 is Tanh;
 //  * the pattern transformation ExampleScaledTanhFusion: alpha * tanh(beta * x) -> ScaledTanh;
 //  * the extractor of MediaPipe's TFLite CUSTOM op Convolution2DTransposeBias, which reads its
@@ -45,6 +47,7 @@ mo::OpSchema scaled_tanh_schema() {
     s.attrs = {{"alpha", mo::AttrKind::Float, 1.0}, {"beta", mo::AttrKind::Float, 1.0}};
     s.infer = infer_scaled_tanh;
     s.eval = evaluate_scaled_tanh;
+    s.layout = mo::LayoutRole::Transparent;  // element by element: NHWC -> NCHW moves through it
     return s;
 }
 
@@ -130,6 +133,9 @@ void register_example_ops(mo::Registries& r) {
     r.ops.add(scaled_tanh_schema());
     r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
     r.extractors.add({"caffe", "", "ScaledTanh", 1, INT64_MAX, extract_caffe_scaled_tanh});
+    // A TFLite CUSTOM op "ScaledTanh" whose options are a flexbuffer map {alpha, beta}: its keys
+    // are attributes, read as the ONNX op's are.
+    r.extractors.add({"tflite", "custom", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
     r.transforms.add(std::make_unique<ScaledTanhToTanh>());
     r.transforms.add(std::make_unique<ScaledTanhFusion>());
     register_transpose_conv_bias(r);

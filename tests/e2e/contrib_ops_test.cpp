@@ -65,7 +65,9 @@ INSTANTIATE_TEST_SUITE_P(Microsoft, ContribOp,
                                            "GroupQueryAttention_scaled", "GroupQueryAttention_ragged_prompt",
                                            "GroupQueryAttention_ragged_decode", "MatMulNBits_odd_blocks", "MatMulNBits_padded_k",
                                            "Range", "Pad", "Pad_reflect", "DynamicQuantizeMatMul", "DynamicQuantizeMatMul_uint8", "FusedConv", "FusedConv_clip",
-                                           "FusedConv_hard_sigmoid", "FusedGemm", "FusedGemm_tanh", "QGemm_float", "MatMulNBits_2bit", "Attention_past"));
+                                           "FusedConv_hard_sigmoid", "FusedGemm", "FusedGemm_tanh", "QGemm_float", "MatMulNBits_2bit", "Attention_past",
+                                           "GatherBlockQuantized", "GatherBlockQuantized_8bit", "GatherBlockQuantized_2bit",
+                                           "GatherBlockQuantized_int4", "GatherBlockQuantized_uint4"));
 
 // The QLinear* ops' 8-bit outputs. A value whose exact result is a rounding tie (x.5 steps) may
 // round either way in f32, depending on the order of the arithmetic: every element must agree
@@ -162,6 +164,48 @@ TEST(ContribOps, ZeroHeadsAreAnError) {
         m.output("y");
         test::ScratchDir out{"contrib_zero_heads"};
         test::expect_error([&] { convert_to_ir(m.save("zero_heads.onnx"), out); }, "num_heads must be positive, not 0");
+    }
+}
+
+// A uint8 initializer.
+onnx::TensorProto u8_tensor(const std::string& name, const std::vector<uint8_t>& values, const std::vector<int64_t>& dims) {
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::UINT8);
+    for (int64_t d : dims) t.add_dims(d);
+    t.set_raw_data(std::string(values.begin(), values.end()));
+    return t;
+}
+
+// Forms mo cannot express exactly are refused by name: a GatherBlockQuantized quantized along
+// another axis than the last (ONNX Runtime itself refuses it for uint8 data), and MatMulNBits
+// weights in a CUDA kernel's prepacked layout.
+TEST(ContribOps, GatherBlockQuantizedAndMatMulNBitsRefuseWhatTheyCannotKeep) {
+    {
+        OnnxModelBuilder m(21);
+        m.import("com.microsoft", 1);
+        m.input("ids", {2}, onnx::TensorProto::INT64);
+        m.initializer(u8_tensor("data", std::vector<uint8_t>(32 * 8, 0x88), {32, 8}));
+        m.initializer("scales", std::vector<float>(16, 0.5f), {2, 8});
+        m.node("GatherBlockQuantized", {"data", "ids", "scales"}, {"y"},
+               {{"gather_axis", 1}, {"quantize_axis", 0}, {"block_size", 16}}, "", "com.microsoft");
+        m.output("y");
+        test::ScratchDir out{"contrib_gbq_axis"};
+        test::expect_error([&] { convert_to_ir(m.save("gbq_axis.onnx"), out); },
+                           {"GatherBlockQuantized", "quantize_axis other than the data's last axis is not supported"});
+    }
+    {
+        OnnxModelBuilder m(21);
+        m.import("com.microsoft", 1);
+        m.input("a", {1, 32});
+        m.initializer(u8_tensor("b", std::vector<uint8_t>(8 * 16, 0x88), {8, 1, 16}));
+        m.initializer("scales", std::vector<float>(8, 0.5f), {8});
+        m.node("MatMulNBits", {"a", "b", "scales"}, {"y"},
+               {{"K", 32}, {"N", 8}, {"bits", 4}, {"block_size", 32}, {"weight_prepacked", 1}}, "", "com.microsoft");
+        m.output("y");
+        test::ScratchDir out{"contrib_prepacked"};
+        test::expect_error([&] { convert_to_ir(m.save("prepacked.onnx"), out); },
+                           {"weight_prepacked=1", "matmulnbits_weights_prepacked"});
     }
 }
 

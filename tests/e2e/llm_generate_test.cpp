@@ -1,8 +1,9 @@
 // Greedy decoding of the stateful IRs (validate/generate.hpp, `mo-run --generate`) against ONNX
-// Runtime's greedy tokens: scripts/make_greedy_reference.js writes, per fixture folder,
-// prompt.npy (int64 [1, 5]) and greedy_tokens.npy (the 16 tokens ONNX Runtime picks). Every
-// folder of kGreedyFixtures is checked the same way; a new LLM fixture joins by having the two
-// files and its name in the list.
+// Runtime's greedy tokens: scripts/make_greedy_reference.js (llm, llm_int4) and
+// scripts/make_genai_reference.js (every GenAI model-builder form, genai_*) write, per fixture
+// folder, prompt.npy (int64 [1, 5]) and greedy_tokens.npy (the 16 tokens ONNX Runtime picks).
+// Every folder of kGreedyFixtures is checked the same way; a new LLM fixture joins by having the
+// two files and its name in the list.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,7 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kGreedyFixtures = {"llm", "llm_int4"};
+const std::vector<std::string> kGreedyFixtures = {
+    "llm",        "llm_int4",        "genai_0_5",       "genai_0_11",    "genai_0_12",       "genai_0_14",
+    "genai_0_15", "genai_head_swa",  "genai_cuda_fp16", "genai_dml_fp16", "genai_int8", "genai_tied_kquant",
+    "genai_gather_int4"};
 
 fs::path data(const std::string& fixture, const std::string& file) {
     return fs::path(MO_SOURCE_DIR) / "tests/e2e/data" / fixture / file;

@@ -34,6 +34,34 @@ struct Sink {
     ~Sink() { ::close(fd); }
 };
 
+// Large blobs from memory go through vmsplice + splice; a file that cannot take splices (opened
+// O_APPEND: the kernel refuses splice to it) gets the same bytes by write().
+TEST(BinWriter, WritesTheSameBytesWithAndWithoutSplicing) {
+    const size_t big = (size_t{5} << 20) + 3;
+    auto small = std::make_shared<OwnedBuffer>(pattern(1000, 7));
+    auto large = std::make_shared<OwnedBuffer>(pattern(big, 8));
+    for (int flags : {O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND}) {
+        SCOPED_TRACE(flags & O_APPEND ? "O_APPEND" : "plain");
+        test::ScratchDir dir{"bin_splice"};
+        const std::string path = dir.file("w.bin");
+        const int fd = ::open(path.c_str(), flags, 0644);
+        ASSERT_GE(fd, 0);
+        {
+            BinWriter w(fd, path);
+            w.add(*small, small->data(), small->size());
+            w.add(*large, large->data(), large->size());
+            w.add(*small, small->data() + 1, small->size() - 1);
+            w.flush();
+        }
+        ::close(fd);
+        const std::string bytes = test::read_bytes(path);
+        ASSERT_EQ(bytes.size(), 1000u + big + 999u);
+        EXPECT_EQ(std::memcmp(bytes.data(), small->data(), 1000), 0);
+        EXPECT_EQ(std::memcmp(bytes.data() + 1000, large->data(), big), 0);
+        EXPECT_EQ(std::memcmp(bytes.data() + 1000 + big, small->data() + 1, 999), 0);
+    }
+}
+
 TEST(BinWriter, AppendsInOrderAndDeduplicatesSmallAndLargeBlobs) {
     const size_t big = (size_t{3} << 20) + 5;  // above the direct-write threshold, odd size
     auto a = std::make_shared<OwnedBuffer>(pattern(100, 1));

@@ -25,7 +25,7 @@ const std::map<int, std::string> kRecordedLayouts = {
     {2, R"(
 MoPluginInfo 32 abi_version@0 name@8 version@16 register_plugin@24
 Registries 32
-OpSchema 264 type@0 ir_type@32 ir_version@64 min_inputs@96 max_inputs@104 num_outputs@112 attrs@120 infer@144 eval@176 precision_sensitive_inputs@208 origin@232
+OpSchema 272 type@0 ir_type@32 ir_version@64 min_inputs@96 max_inputs@104 num_outputs@112 attrs@120 infer@144 eval@176 precision_sensitive_inputs@208 layout@232 origin@240
 AttrSpec 80 name@0 kind@32 default_value@40
 AttrValue 40
 Extractor 176 framework@0 domain@32 op_type@64 since_version@96 until_version@104 fn@112 origin@144
@@ -70,7 +70,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers 3d37cf349b92f2a5
+headers 8a6b56e742df0ba0
 )"},
 };
 
@@ -98,6 +98,7 @@ std::string layout_text() {
     MO_ABI_FIELD(OpSchema, infer);
     MO_ABI_FIELD(OpSchema, eval);
     MO_ABI_FIELD(OpSchema, precision_sensitive_inputs);
+    MO_ABI_FIELD(OpSchema, layout);
     MO_ABI_FIELD(OpSchema, origin);
     MO_ABI_TYPE(AttrSpec);
     MO_ABI_FIELD(AttrSpec, name);

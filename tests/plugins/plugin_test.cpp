@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include <flatbuffers/flexbuffers.h>
 #include <pugixml.hpp>
 
 #include "core/evaluator.hpp"
@@ -394,6 +395,86 @@ TEST(Plugin, TfliteCustomOpReadsItsOptionBytes) {
     r = run_mo("--input_model " + short_options + " --output_dir " + dir.file("out") + " --extensions " + kPlugin);
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("custom options of 8 bytes; TfLiteTransposeConvParams has 12"), std::string::npos) << r.output;
+}
+
+// CONV_2D -> CUSTOM ScaledTanh (flexbuffer options) -> CONV_2D: a plugin op between two NCHW
+// convolutions in an NHWC model.
+std::string conv_scaled_tanh_conv_model(const std::string& name) {
+    test::TfliteModelBuilder m;
+    const int x = m.input("x", {1, 4, 4, 2});
+    auto conv = [](auto& fb) {
+        return std::pair{tflite::BuiltinOptions::Conv2DOptions,
+                         tflite::CreateConv2DOptions(fb, tflite::Padding::SAME, 1, 1).Union()};
+    };
+    std::vector<float> w1(3 * 3 * 3 * 2), w2(2 * 1 * 1 * 3);
+    for (size_t i = 0; i < w1.size(); ++i) w1[i] = static_cast<float>(static_cast<int>(i * 5 % 9) - 4) / 8;
+    for (size_t i = 0; i < w2.size(); ++i) w2[i] = static_cast<float>(i) / 4 - 0.6f;
+    const int a = m.tensor("a", {1, 4, 4, 3}), b = m.tensor("b", {1, 4, 4, 3}), y = m.tensor("y", {1, 4, 4, 2});
+    m.op(tflite::BuiltinOperator::CONV_2D, {x, m.constant("w1", {3, 3, 3, 2}, w1), -1}, {a}, conv);
+    flexbuffers::Builder options;
+    options.Map([&] {
+        options.Float("alpha", 2.f);
+        options.Float("beta", 0.5f);
+    });
+    options.Finish();
+    m.custom_op("ScaledTanh", {a}, {b}, options.GetBuffer());
+    m.op(tflite::BuiltinOperator::CONV_2D, {b, m.constant("w2", {2, 1, 1, 3}, w2), -1}, {y}, conv);
+    m.output(y);
+    return m.save(name);
+}
+
+TEST(Plugin, TfliteCustomOpIsLayoutTransparent) {
+    test::ScratchDir dir("plugin_layout");
+    const std::string model = conv_scaled_tanh_conv_model("conv_scaled_tanh_conv.tflite");
+    std::map<std::string, std::vector<float>> outputs;
+    for (const std::string variant : {"out", "kept_nhwc"}) {
+        const std::string flags = variant == "out" ? "" : " --disable_nhwc_to_nchw";
+        CommandResult r = run_mo("--input_model " + model + " --compress_to_fp16=False --output_dir " + dir.file(variant) +
+                                 " --extensions " + kPlugin + flags);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const std::string xml = dir.file(variant + "/conv_scaled_tanh_conv.xml");
+        EXPECT_EQ(layer_types(xml)["ScaledTanh"], 1) << variant;
+        // With the layout change only the model's boundary keeps a Transpose (in and out); without
+        // it each convolution sits between two.
+        EXPECT_EQ(layer_types(xml)["Transpose"], variant == "out" ? 2 : 4) << variant;
+        std::vector<float> x(32);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) / 3 - 1;
+        write_npy(dir.file("x.npy"), Tensor::from_vector<float>(x, {1, 4, 4, 2}));
+        r = test::run_command(MO_RUN_BINARY, xml + " --inputs " + dir.file("x.npy") + " --out " + dir.file(variant + "_y") +
+                                                 " --extensions " + kPlugin);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const std::vector<double> v = read_npy(dir.file(variant + "_y/y.npy")).to_f64();
+        outputs[variant].assign(v.begin(), v.end());
+    }
+    // The model worked by hand: NHWC convolutions (TFLite weights [out, kh, kw, in], SAME, no
+    // bias) around 2 * tanh(0.5 * a).
+    std::vector<float> x(32), w1(54), w2(6);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) / 3 - 1;
+    for (size_t i = 0; i < w1.size(); ++i) w1[i] = static_cast<float>(static_cast<int>(i * 5 % 9) - 4) / 8;
+    for (size_t i = 0; i < w2.size(); ++i) w2[i] = static_cast<float>(i) / 4 - 0.6f;
+    std::vector<double> b(4 * 4 * 3), expected(32);
+    for (int h = 0; h < 4; ++h)
+        for (int w = 0; w < 4; ++w)
+            for (int o = 0; o < 3; ++o) {
+                double sum = 0;
+                for (int kh = 0; kh < 3; ++kh)
+                    for (int kw = 0; kw < 3; ++kw) {
+                        const int ih = h + kh - 1, iw = w + kw - 1;
+                        if (ih < 0 || ih >= 4 || iw < 0 || iw >= 4) continue;
+                        for (int c = 0; c < 2; ++c) sum += x[(ih * 4 + iw) * 2 + c] * w1[((o * 3 + kh) * 3 + kw) * 2 + c];
+                    }
+                b[(h * 4 + w) * 3 + o] = 2 * std::tanh(0.5 * sum);
+            }
+    for (int p = 0; p < 16; ++p)
+        for (int o = 0; o < 2; ++o) {
+            double sum = 0;
+            for (int c = 0; c < 3; ++c) sum += b[p * 3 + c] * w2[o * 3 + c];
+            expected[p * 2 + o] = sum;
+        }
+    for (const auto& [variant, got] : outputs) {
+        ASSERT_EQ(got.size(), 32u) << variant;
+        for (size_t i = 0; i < 32; ++i) EXPECT_NEAR(got[i], expected[i], 1e-5) << variant << " " << i;
+    }
 }
 
 TEST(Plugin, ANonLibraryIsAClearError) {

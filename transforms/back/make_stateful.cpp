@@ -115,9 +115,13 @@ Node add_beam_idx(Graph& graph, const Node& batch_input) {
     return p;
 }
 
-// Zeros of the variable's shape: dynamic dim 0 = the batch, other dynamic dims 0.
-OutPort empty_state(Graph& graph, const Node& param, const std::optional<OutPort>& batch) {
+// Zeros of the variable's shape: dynamic dim 0 = the batch; another dim dynamic in the input but
+// static in the output that feeds the variable (GenAI 0.15+'s symbolic kv_cache_dim, which is the
+// head size) takes the output's size, as every value the variable will hold has it; other dynamic
+// dims 0.
+OutPort empty_state(Graph& graph, const Node& param, const OutPort& output, const std::optional<OutPort>& batch) {
     const PartialShape& shape = param.out(0).shape();
+    const PartialShape& assigned = output.shape();
     const std::string base = param.name() + "/init";
     std::vector<OutPort> dims;
     std::vector<int64_t> known;
@@ -132,7 +136,9 @@ OutPort empty_state(Graph& graph, const Node& param, const std::optional<OutPort
             flush_known();
             dims.push_back(*batch);
         } else {
-            known.push_back(shape[i].is_static() ? shape[i].get_length() : 0);
+            const bool from_output = !shape[i].is_static() && assigned.rank_is_static() && i < assigned.rank() &&
+                                     assigned[i].is_static();
+            known.push_back(shape[i].is_static() ? shape[i].get_length() : from_output ? assigned[i].get_length() : 0);
         }
     }
     flush_known();
@@ -175,7 +181,7 @@ bool MakeStateful::run(Graph& graph, const TransformContext& ctx) {
         const OutPort value = r.in(0).src();
         const PartialShape& shape = p.out(0).shape();
         const std::string variable = param + result;
-        Node read = graph.add_op("ReadValue", param, {empty_state(graph, p, batch)},
+        Node read = graph.add_op("ReadValue", param, {empty_state(graph, p, value, batch)},
                                  {{"variable_id", AttrValue(variable)},
                                   {"variable_type", AttrValue(p.out(0).type())},
                                   {"variable_shape", AttrValue(shape)}});

@@ -270,6 +270,24 @@ const std::map<std::string, Handler, std::less<>>& handlers() {
     return table;
 }
 
+// The op's row, else what its schema says (a plugin's op): nullptr when the move stops there.
+const Handler* handler_of(const Node& op) {
+    static const Handler transparent = [](Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+        return op.output_count() == 1 && through_unary(g, op, k, x, p);
+    };
+    static const Handler elementwise = [](Graph& g, const Node& op, size_t k, const OutPort& x, const Perm& p) {
+        return op.output_count() == 1 && through_elementwise(g, op, k, x, p);
+    };
+    auto it = handlers().find(op.type());
+    if (it != handlers().end()) return &it->second;
+    switch (op.op().layout) {
+        case LayoutRole::Transparent: return &transparent;
+        case LayoutRole::Elementwise: return &elementwise;
+        case LayoutRole::Stops: break;
+    }
+    return nullptr;
+}
+
 // Transpose(Transpose(y, q), p) = Transpose(y, q[p]); an identity disappears.
 bool merge_with_producer(Graph& g, const Node& t, const Perm& p) {
     const Node producer = t.in(0).src().node();
@@ -307,8 +325,8 @@ bool sink(Graph& g, const Node& t, const Perm& p, std::vector<Node>& moved_past)
     const OutPort x = t.in(0).src();
     for (const InPort& target : t.out(0).targets()) {
         const Node op = target.node();
-        auto it = handlers().find(op.type());
-        if (it != handlers().end() && it->second(g, op, target.index(), x, p)) {
+        const Handler* handler = handler_of(op);
+        if (handler && (*handler)(g, op, target.index(), x, p)) {
             moved = true;
             moved_past.push_back(op);
         }

@@ -2,13 +2,16 @@
 """Writes ONNX graphs of N cheap nodes to measure mo's per-node costs.
 
   chain:        x -> Relu -> Neg -> Relu -> ... (one long dependency chain)
+  add_relu:     x -> Add(c) -> Relu -> Add(c) -> Relu -> ...: one chain whose Adds all read the same
+                constant c of shape [16], broadcast against x [1, 16], as real graphs share
+                biases and scales; every node and tensor named
   wide:         a DAG of width 64: every node adds two nodes of the previous layer
   transformer:  small transformer blocks (MatMul, Add, LayerNormalization, Softmax, ...)
                 repeated until the graph has N nodes, with tiny weights
   fan:          x read by N - 1 Relu nodes whose outputs one Sum adds: one output with
                 N - 1 consumers and one node with N - 1 inputs
 
-  bench/make_synthetic.py --kind chain|wide|transformer|fan --nodes N --out model.onnx
+  bench/make_synthetic.py --kind chain|add_relu|wide|transformer|fan --nodes N --out model.onnx
 
 Needs python3 with numpy and onnx (Debian: python3-numpy python3-onnx). Not run by CI.
 """
@@ -25,6 +28,17 @@ def chain(n):
         nodes.append(helper.make_node("Relu" if i % 2 == 0 else "Neg", [x], [y], name="n%d" % i))
         x = y
     return nodes, []
+
+
+def add_relu(n):
+    nodes, x = [], "x"
+    for i in range(n):
+        y = "t%d" % i if i < n - 1 else "y"
+        inputs = [x, "c"] if i % 2 == 0 else [x]
+        nodes.append(helper.make_node("Add" if i % 2 == 0 else "Relu", inputs, [y], name="n%d" % i))
+        x = y
+    c = np.linspace(-1, 1, 16, dtype=np.float32)
+    return nodes, [numpy_helper.from_array(c, "c")]
 
 
 def wide(n, width=64):
@@ -77,11 +91,11 @@ def transformer(n, dim=16):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kind", choices=["chain", "wide", "transformer", "fan"], required=True)
+    ap.add_argument("--kind", choices=["chain", "add_relu", "wide", "transformer", "fan"], required=True)
     ap.add_argument("--nodes", type=int, required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    nodes, inits = {"chain": chain, "wide": wide, "transformer": transformer, "fan": fan}[a.kind](a.nodes)
+    nodes, inits = {"chain": chain, "add_relu": add_relu, "wide": wide, "transformer": transformer, "fan": fan}[a.kind](a.nodes)
     shape = [1, 8, 16] if a.kind == "transformer" else [1, 16]
     graph = helper.make_graph(nodes, a.kind, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)], initializer=inits)

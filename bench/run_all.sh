@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# The scale benchmarks of docs/performance.md in one run, as ratios (this machine is shared and
-# noisy: only figures measured side by side mean anything):
+# The figures of docs/performance.md in one run, as ratios (this machine is shared and noisy: only
+# figures measured side by side mean anything):
 #   * large models (generated LLMs, optimum's f16 form of a 1.1 B decoder, VGG-16 / ViT when given):
-#     wall time of mo (f32 and f16 weights) against `cp` of the model's files,
-#     written files synced in both; peak RSS against the weights' size;
+#     wall time of mo with f32 and with f16 weights against `cp` of the model's files, written
+#     files synced in both, the three interleaved round by round; peak RSS against the weights;
 #   * an 8B-shaped int4 LLM in ONNX Runtime GenAI's form (bench/make_genai_llm.py --form 0.15,
 #     Llama-3-8B's shape, 6.8 GB): mo with default flags, with --transform MakeStateful, and
 #     with f32 weights against `cp` of its data file (runs interleaved), wall and CPU time, peak RSS;
-#   * synthetic graphs of 1k..1M cheap nodes: time and peak RSS, and their growth per 10x nodes;
-#   * the tiny sample model end to end.
-# Each figure is the best of REPS runs.
+#   * synthetic graphs of 100k and 1M nodes (10k to 1M for the chain of Add(shared constant) + Relu):
+#     time, CPU time and peak RSS, their growth per 10x nodes, the time per node against the
+#     Add + Relu chain's, and the split by phase (mo --log_level INFO) of the best run;
+#   * the tiny sample model end to end, and 100 small models converted in one process through
+#     the Python module (bench/small_models.py);
+#   * the f32 -> f16 kernels (portable, F16C, AVX-512F) against memcpy of the same f32 bytes
+#     (build/bench/mo-f16-kernels).
+# Each figure is the best of REPS runs; the load average is printed before and after.
 #
 #   bench/run_all.sh [WORK_DIR]            (default /tmp/mo-bench; models are generated there once)
-#   LLM_SIZE=12G REPS=3 VGG16=path.onnx VIT=path.onnx MO=build/tools/mo bench/run_all.sh
-#   SECTIONS="genai" bench/run_all.sh      (some of: large genai synthetic tiny; default all)
+#   REPS=3 LLMS="3.2G 12G" VGG16=path.onnx VIT=path.onnx MO=build/tools/mo bench/run_all.sh
+#   SECTIONS="kernels large genai synthetic tiny" KINDS="add_relu wide transformer" bench/run_all.sh
+#     (some of the sections, some of the graph kinds; ONLY= is the same as SECTIONS=)
 #
 # Needs GNU time, python3 with numpy and onnx (the generators), and mo built (cmake --build build).
 set -euo pipefail
@@ -21,7 +27,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/tmp/mo-bench}
 mo=${MO:-$here/build/tools/mo}
 reps=${REPS:-3}
-llm_size=${LLM_SIZE:-12G}
+llms=${LLMS:-3.2G 12G}
+only=${SECTIONS:-${ONLY:-kernels large genai synthetic tiny}}
+kinds=${KINDS:-add_relu chain wide transformer fan}
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with python3-numpy and python3-onnx
 [ -x "$mo" ] || { echo "mo not found at $mo: build it or set MO=" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "GNU time is needed: apt-get install time" >&2; exit 2; }
@@ -29,8 +37,18 @@ mkdir -p "$work"
 scratch=$(mktemp -d "$work/run.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 calc() { awk "BEGIN { print ($*) }"; }
-sections=" ${SECTIONS:-large genai synthetic tiny} "
-section() { [[ "$sections" == *" $1 "* ]]; }
+is_less() { [ "$(calc "$1 < $2")" = 1 ]; }
+echo "mo: $mo"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+
+# Runs "$@" once under GNU time (syncing first, untimed); sets $w (s), $c (user + system s) and
+# $m (peak RSS KiB); its stderr is left in $scratch/err.
+run_once() {
+  sync
+  /usr/bin/time -f '%e %U %S %M' -o "$scratch/time" "$@" >/dev/null 2>"$scratch/err" || { cat "$scratch/err" >&2; exit 1; }
+  read -r w u s m <"$scratch/time"
+  c=$(calc "$u + $s")
+}
 
 # Runs "$@" under GNU time REPS times (syncing first, untimed); sets $wall (s), $cpu (user +
 # system s) and $rss (KiB) to the best of the runs.
@@ -46,51 +64,73 @@ measure() {
   done
 }
 
+
 # mo into $scratch/out, then fsync of what it wrote; cp likewise.
 mo_synced() { rm -rf "$scratch/out"; "$mo" --output_dir "$scratch/out" "$@" && sync "$scratch/out"/*; }
 cp_synced() { rm -rf "$scratch/copy"; mkdir "$scratch/copy"; cp "$@" "$scratch/copy/" && sync "$scratch/copy"/*; }
+export -f mo_synced cp_synced
+export mo scratch
 
 large_model_rows() {  # NAME MODEL.onnx
-  local name=$1 model=$2 dir files bytes
+  local name=$1 model=$2 dir files bytes run
   dir=$(dirname "$model")
   files=$(find "$dir/" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*_data' -o -name '*.bin' \) | sort)
   bytes=$(cat $files | wc -c)
   cat $files >/dev/null  # the source in the page cache for every run alike
-  export -f mo_synced cp_synced; export mo scratch
-  measure bash -c "cp_synced $(echo $files)"
-  local cp_wall=$wall
-  for mode in False True; do
-    measure bash -c "mo_synced --input_model '$model' --compress_to_fp16=$mode"
-    printf '%-14s %-5s %8.1f %8.2f %8.2f %6.2f %9.0f %7.3f\n' "$name" "$([ $mode = True ] && echo f16 || echo f32)" \
-      "$(calc "$bytes / 1e6")" "$wall" "$cp_wall" "$(calc "$wall / $cp_wall")" "$(calc "$rss / 1024")" \
-      "$(calc "$rss * 1024 / $bytes")"
+  declare -A wall rss
+  for ((r = 0; r < reps; r++)); do  # interleaved: cp, mo f32, mo f16 in every round
+    for run in cp f32 f16; do
+      case $run in
+        cp) run_once bash -c "cp_synced $(echo $files)" ;;
+        f32) run_once bash -c "mo_synced --input_model '$model' --compress_to_fp16=False" ;;
+        f16) run_once bash -c "mo_synced --input_model '$model' --compress_to_fp16=True" ;;
+      esac
+      if [ -z "${wall[$run]:-}" ] || is_less "$w" "${wall[$run]}"; then wall[$run]=$w; fi
+      if [ -z "${rss[$run]:-}" ] || [ "$m" -lt "${rss[$run]}" ]; then rss[$run]=$m; fi
+    done
   done
+  rm -rf "$scratch/out" "$scratch/copy"
+  printf '%-16s %8.1f %7.2f %7.2f %6.2f %7.2f %6.2f %8.0f %8.0f\n' "$name" "$(calc "$bytes / 1e6")" "${wall[cp]}" \
+    "${wall[f32]}" "$(calc "${wall[f32]} / ${wall[cp]}")" "${wall[f16]}" "$(calc "${wall[f16]} / ${wall[cp]}")" \
+    "$(calc "${rss[f32]} / 1024")" "$(calc "${rss[f16]} / 1024")"
 }
 
-if section large; then
-echo "== large models: time vs cp (both synced), peak RSS vs model files (best of $reps)"
-printf '%-14s %-5s %8s %8s %8s %6s %9s %7s\n' model f16 MB mo_s cp_s ratio peak_MiB RSS/MB
-llm="$work/llm_$llm_size"
-[ -f "$llm/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm" --size "$llm_size" >/dev/null
-large_model_rows "llm_$llm_size" "$llm/model.onnx"
-llm_shards="$work/llm_1G_shards"
-[ -f "$llm_shards/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm_shards" --size 1G --shards 8 --kv_heads 4 >/dev/null
-large_model_rows llm_1G_8shards "$llm_shards/model.onnx"
-# optimum's form made f16 by transformers.js (1.1 B parameters, model.onnx + model.onnx_data); needs python3-torch
-hf="$work/hf_llama_f16"
-if [ -f "$hf/model.onnx" ] || "$python" -c 'import torch' 2>/dev/null; then
-  [ -f "$hf/model.onnx" ] || "$python" "$here/bench/make_hf_llm.py" --out "$hf" >/dev/null 2>&1
-  large_model_rows hf_llama_f16 "$hf/model.onnx"
-else
-  echo "hf_llama_f16: skipped (apt-get install python3-torch for bench/make_hf_llm.py)"
-fi
-for pair in "vgg16:${VGG16:-}" "vit_b_16:${VIT:-}"; do
-  name=${pair%%:*} model=${pair#*:}
-  if [ -n "$model" ] && [ -f "$model" ]; then large_model_rows "$name" "$model"; else echo "$name: skipped (set ${name^^}=path/to/model.onnx)"; fi
-done
+if [[ " $only " == *" kernels "* ]]; then
+  echo
+  echo "== f32 -> f16 conversion with its range check against memcpy of the f32 bytes (t/memcpy <= 1: memory speed)"
+  kernels=$(dirname "$(dirname "$mo")")/bench/mo-f16-kernels
+  if [ -x "$kernels" ]; then "$kernels" 256 "$((reps + 2))"; else echo "skipped: $kernels not built"; fi
 fi
 
-if section genai; then
+if [[ " $only " == *" large "* ]]; then
+  echo
+  echo "== large models: mo against cp of the model's files, both synced, interleaved (best of $reps)"
+  printf '%-16s %8s %7s %7s %6s %7s %6s %8s %8s\n' model MB cp_s f32_s f32/cp f16_s f16/cp f32_MiB f16_MiB
+  for size in $llms; do
+    llm="$work/llm_$size"
+    [ -f "$llm/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm" --size "$size" >/dev/null
+    large_model_rows "llm_$size" "$llm/model.onnx"
+  done
+  if [ -n "${LLM_SHARDS:-1}" ]; then
+    llm_shards="$work/llm_1G_shards"
+    [ -f "$llm_shards/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm_shards" --size 1G --shards 8 --kv_heads 4 >/dev/null
+    large_model_rows llm_1G_8shards "$llm_shards/model.onnx"
+  fi
+  # optimum's form made f16 by transformers.js (1.1 B parameters, model.onnx + model.onnx_data); needs python3-torch
+  hf="$work/hf_llama_f16"
+  if [ -f "$hf/model.onnx" ] || "$python" -c 'import torch' 2>/dev/null; then
+    [ -f "$hf/model.onnx" ] || "$python" "$here/bench/make_hf_llm.py" --out "$hf" >/dev/null 2>&1
+    large_model_rows hf_llama_f16 "$hf/model.onnx"
+  else
+    echo "hf_llama_f16: skipped (apt-get install python3-torch for bench/make_hf_llm.py)"
+  fi
+  for pair in "vgg16:${VGG16:-}" "vit_b_16:${VIT:-}"; do
+    name=${pair%%:*} model=${pair#*:}
+    if [ -n "$model" ] && [ -f "$model" ]; then large_model_rows "$name" "$model"; else echo "$name: skipped (set ${name^^}=path/to/model.onnx)"; fi
+  done
+fi
+
+if [[ " $only " == *" genai "* ]]; then
   echo
   echo "== GenAI int4 LLM, 8B-shaped (form 0.15): mo against cp of model.onnx.data, both synced;"
   echo "   rounds of (cp, default, stateful, f32) interleaved, best of $reps each, and the median of"
@@ -134,38 +174,67 @@ if section genai; then
   rm -rf "$scratch/out" "$scratch/copy"
 fi
 
-if section synthetic; then
-echo
-echo "== synthetic graphs: time and peak RSS by node count, growth per 10x nodes (best of $reps)"
-printf '%-12s %9s %8s %9s %10s %8s %8s\n' kind nodes wall_s peak_MiB KiB/node t_x10 rss_x10
-for kind in chain wide transformer fan; do
-  prev_wall="" prev_rss=""
-  sizes="1000 10000 100000 1000000"
-  [ "$kind" = chain ] || sizes="10000 100000"
-  for n in $sizes; do
-    model="$work/${kind}_$n.onnx"
-    [ -f "$model" ] || "$python" "$here/bench/make_synthetic.py" --kind "$kind" --nodes "$n" --out "$model" >/dev/null
-    measure "$mo" --input_model "$model" --output_dir "$scratch/syn"
-    growth_t="-" growth_m="-"
-    if [ -n "$prev_wall" ]; then growth_t=$(calc "$wall / $prev_wall"); growth_m=$(calc "$rss / $prev_rss"); fi
-    printf '%-12s %9d %8.2f %9.1f %10.2f %8s %8s\n' "$kind" "$n" "$wall" "$(calc "$rss / 1024")" "$(calc "$rss / $n")" \
-      "$growth_t" "$growth_m"
-    prev_wall=$wall prev_rss=$rss
+# The phase table of `mo --log_level INFO` in $scratch/err as "load extract transformations write release".
+phases() {
+  awk '$1 == "load" || $1 == "extract" || $1 == "transformations" || $1 == "release" || ($1 == "write" && $2 == "IR") {
+         v = ($1 == "write") ? $3 : $2; s[$1] = v }
+       END { printf "%5.2f %5.2f %5.2f %5.2f %5.2f", s["load"], s["extract"], s["transformations"], s["write"], s["release"] }' "$scratch/err"
+}
+
+if [[ " $only " == *" synthetic "* ]]; then
+  echo
+  echo "== synthetic graphs by node count (best of $reps by wall time): growth per 10x nodes, time per node"
+  echo "   against the Add + Relu chain of the same size, and the phases of the best run (s)"
+  printf '%-12s %8s %7s %7s %8s %6s %6s %7s  %s\n' kind nodes wall_s cpu_s peak_MiB t_x10 m_x10 t/chain \
+    "load extract transf write release"
+  declare -A chain_wall
+  for kind in $kinds; do
+    prev_wall="" prev_rss=""
+    sizes="100000 1000000"
+    [ "$kind" = add_relu ] && sizes="10000 100000 1000000"
+    [ "$kind" = fan ] && sizes="10000 100000"
+    for n in $sizes; do
+      model="$work/${kind}_$n.onnx"
+      [ -f "$model" ] || "$python" "$here/bench/make_synthetic.py" --kind "$kind" --nodes "$n" --out "$model" >/dev/null
+      best_w="" best_c="" best_m="" best_phases=""
+      for ((r = 0; r < reps; r++)); do
+        run_once "$mo" --input_model "$model" --output_dir "$scratch/syn" --log_level INFO
+        if [ -z "$best_w" ] || is_less "$w" "$best_w"; then best_w=$w best_phases=$(phases); fi
+        if [ -z "$best_c" ] || is_less "$c" "$best_c"; then best_c=$c; fi
+        if [ -z "$best_m" ] || [ "$m" -lt "$best_m" ]; then best_m=$m; fi
+      done
+      rm -rf "$scratch/syn"
+      growth_t="-" growth_m="-" per_chain="-"
+      if [ -n "$prev_wall" ]; then growth_t=$(calc "$best_w / $prev_wall"); growth_m=$(calc "$best_m / $prev_rss"); fi
+      [ "$kind" = add_relu ] && chain_wall[$n]=$best_w
+      if [ "$kind" != add_relu ] && [ -n "${chain_wall[$n]:-}" ]; then per_chain=$(calc "$best_w / ${chain_wall[$n]}"); fi
+      printf '%-12s %8d %7.2f %7.2f %8.1f %6.4s %6.4s %7.4s  %s\n' "$kind" "$n" "$best_w" "$best_c" \
+        "$(calc "$best_m / 1024")" "$growth_t" "$growth_m" "$per_chain" "$best_phases"
+      prev_wall=$best_w prev_rss=$best_m
+    done
   done
-done
 fi
 
-if section tiny; then
-echo
-echo "== tiny model end to end (mean of 50 runs, best of $reps rounds)"
-best=""
-for ((r = 0; r < reps; r++)); do
-  start=$(date +%s%N)
-  for i in $(seq 50); do "$mo" --input_model "$here/samples/tiny_cnn.prototxt" --output_dir "$scratch/tiny" >/dev/null; done
-  ms=$(calc "($(date +%s%N) - $start) / 50 / 1e6")
-  if [ -z "$best" ] || [ "$(calc "$ms < $best")" = 1 ]; then best=$ms; fi
-done
-printf 'tiny_cnn: %.1f ms per conversion\n' "$best"
+if [[ " $only " == *" tiny "* ]]; then
+  echo
+  echo "== tiny models"
+  best="" best_cpu=""
+  for ((r = 0; r < reps; r++)); do
+    /usr/bin/time -f '%e %U %S' -o "$scratch/time" bash -c \
+      "for i in \$(seq 50); do '$mo' --input_model '$here/samples/tiny_cnn.prototxt' --output_dir '$scratch/tiny' >/dev/null; done"
+    read -r w u s <"$scratch/time"
+    ms=$(calc "$w / 50 * 1e3") cpu_ms=$(calc "($u + $s) / 50 * 1e3")
+    if [ -z "$best" ] || is_less "$ms" "$best"; then best=$ms; fi
+    if [ -z "$best_cpu" ] || is_less "$cpu_ms" "$best_cpu"; then best_cpu=$cpu_ms; fi
+  done
+  printf 'samples/tiny_cnn.prototxt with the mo command: %.1f ms wall, %.1f ms CPU per conversion (50 runs, best of %d)\n' \
+    "$best" "$best_cpu" "$reps"
+  build=$(dirname "$(dirname "$mo")")
+  if [ -f "$build/python/mo/__init__.py" ]; then
+    PYTHONPATH=$build/python "$python" "$here/bench/small_models.py" --rounds "$reps"
+  else
+    echo "small models through the Python module: skipped (no $build/python/mo)"
+  fi
 fi
 echo
-uptime
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -19,20 +19,18 @@ struct Edge {
     size_t out_slot = 0;  // position in src->out_edges
 };
 
-struct NodeData {
-    Graph* graph = nullptr;
-    uint64_t id = 0;
+struct NodeData : detail::NodeCore {
     std::string name;
-    const OpSchema* op = nullptr;
     AttrMap attrs;
     std::vector<std::unique_ptr<Edge>> in_edges;  // per input port, null when unconnected
     std::vector<Edge*> out_edges;                 // every edge leaving any output, in no order
     std::vector<OutputData> outputs;
-    FrameworkInfo framework;
+    std::unique_ptr<FrameworkInfo> framework;  // until extraction (see Node::framework)
     std::vector<std::string> fused_names;
     std::map<std::string, std::string> rt_info;
     std::vector<Body> bodies;
     bool needs_infer = true;
+    bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
     // Scratch state of whole-graph walks (topological_order, remove_dead_nodes), kept here so
     // that a walk allocates nothing per node: a walk owns it for its duration.
     size_t walk_count = 0;
@@ -50,6 +48,8 @@ struct Graph::Impl {
     std::vector<Node> topo;
     uint64_t topo_change = UINT64_MAX;
     uint64_t clean_key = 0;  // clean_up_key() after the last remove_dead_nodes()
+    std::unordered_map<const OpSchema*, size_t> op_counts;
+    size_t with_bodies = 0;
 
     template <typename Fn>
     void for_each(Fn&& fn) const {
@@ -60,22 +60,25 @@ struct Graph::Impl {
 
 // ---------------------------------------------------------------- Node
 
-Graph& Node::graph() const { return *d_->graph; }
-uint64_t Node::id() const { return d_->id; }
-const std::string& Node::name() const { return d_->name; }
-void Node::set_name(std::string name) const { d_->name = std::move(name); }
-const OpSchema& Node::op() const { return *d_->op; }
+Node::Node(NodeData* d) : d_(d) {}
+NodeData* Node::data() const { return static_cast<NodeData*>(d_); }
+
+const std::string& Node::name() const { return data()->name; }
+void Node::set_name(std::string name) const { data()->name = std::move(name); }
 
 void Node::set_op(const OpSchema& op) const {
+    auto& counts = d_->graph->impl().op_counts;
+    --counts[d_->op];
+    ++counts[&op];
     d_->op = &op;
-    d_->attrs.clear();
-    d_->needs_infer = true;
+    data()->attrs.clear();
+    data()->needs_infer = true;
     if (op.num_outputs != SIZE_MAX) set_output_count(op.num_outputs);
     d_->graph->note_change();
 }
 
 const AttrValue& Node::attr_value(std::string_view name) const {
-    if (auto it = d_->attrs.find(name); it != d_->attrs.end()) return it->second;
+    if (auto it = data()->attrs.find(name); it != data()->attrs.end()) return it->second;
     const AttrSpec* spec = d_->op->find_attr(name);
     MO_ASSERT(spec != nullptr, "op ", d_->op->type, " has no attribute '", std::string(name), "'");
     if (spec->required())
@@ -84,61 +87,65 @@ const AttrValue& Node::attr_value(std::string_view name) const {
     return spec->default_value;
 }
 
-bool Node::has_attr(std::string_view name) const { return d_->attrs.count(name) != 0; }
+bool Node::has_attr(std::string_view name) const { return data()->attrs.count(name) != 0; }
 
 void Node::set_attr_value(std::string_view name, AttrValue value) const {
     const AttrSpec* spec = d_->op->find_attr(name);
     MO_ASSERT(spec != nullptr, "op ", d_->op->type, " declares no attribute '", std::string(name), "'");
     MO_ASSERT(kind_of(value) == spec->kind, "attribute '", std::string(name), "' of ", d_->op->type, " is ",
               kind_name(spec->kind), ", not ", kind_name(kind_of(value)));
-    d_->attrs[std::string(name)] = std::move(value);
-    d_->needs_infer = true;
+    data()->attrs[std::string(name)] = std::move(value);
+    data()->needs_infer = true;
 }
 
-const AttrMap& Node::attrs() const { return d_->attrs; }
+const AttrMap& Node::attrs() const { return data()->attrs; }
 
-size_t Node::input_count() const { return d_->in_edges.size(); }
+size_t Node::input_count() const { return data()->in_edges.size(); }
 
 void Node::set_input_count(size_t n) const {
-    for (size_t i = n; i < d_->in_edges.size(); ++i) in(i).disconnect();
-    d_->in_edges.resize(n);
-    d_->needs_infer = true;
+    for (size_t i = n; i < data()->in_edges.size(); ++i) in(i).disconnect();
+    data()->in_edges.resize(n);
+    data()->needs_infer = true;
 }
 
-size_t Node::output_count() const { return d_->outputs.size(); }
+size_t Node::output_count() const { return data()->outputs.size(); }
 
 void Node::set_output_count(size_t n) const {
-    if (n < d_->outputs.size()) {
+    if (n < data()->outputs.size()) {
         // Backwards: disconnecting moves the last edge into the freed slot.
-        for (size_t k = d_->out_edges.size(); k-- > 0;)
-            if (d_->out_edges[k]->out_port >= n) {
-                Edge* e = d_->out_edges[k];
+        for (size_t k = data()->out_edges.size(); k-- > 0;)
+            if (data()->out_edges[k]->out_port >= n) {
+                Edge* e = data()->out_edges[k];
                 InPort(Node(e->dst), e->in_port).disconnect();
             }
         d_->graph->note_change();
     }
-    d_->outputs.resize(n);
+    data()->outputs.resize(n);
 }
 
 InPort Node::in(size_t i) const {
-    MO_ASSERT(i < d_->in_edges.size(), describe(), " has no input ", i);
+    MO_ASSERT(i < data()->in_edges.size(), describe(), " has no input ", i);
     return InPort(*this, i);
 }
 
 OutPort Node::out(size_t i) const {
-    MO_ASSERT(i < d_->outputs.size(), describe(), " has no output ", i);
+    MO_ASSERT(i < data()->outputs.size(), describe(), " has no output ", i);
     return OutPort(*this, i);
 }
 
-FrameworkInfo& Node::framework() const { return d_->framework; }
-std::vector<std::string>& Node::fused_names() const { return d_->fused_names; }
-std::map<std::string, std::string>& Node::rt_info() const { return d_->rt_info; }
+FrameworkInfo& Node::framework() const {
+    auto& fw = data()->framework;
+    if (!fw) fw = std::make_unique<FrameworkInfo>();
+    return *fw;
+}
+std::vector<std::string>& Node::fused_names() const { return data()->fused_names; }
+std::map<std::string, std::string>& Node::rt_info() const { return data()->rt_info; }
 
-bool Node::needs_infer() const { return d_->needs_infer; }
-void Node::set_inferred() const { d_->needs_infer = false; }
-void Node::set_needs_infer() const { d_->needs_infer = true; }
+bool Node::needs_infer() const { return data()->needs_infer; }
+void Node::set_inferred() const { data()->needs_infer = false; }
+void Node::set_needs_infer() const { data()->needs_infer = true; }
 
-std::vector<Body>& Node::bodies() const { return d_->bodies; }
+std::vector<Body>& Node::bodies() const { return data()->bodies; }
 
 Body& Node::add_body(std::string role) const {
     Graph& outer = *d_->graph;
@@ -150,27 +157,32 @@ Body& Node::add_body(std::string role) const {
     body.graph->source_path = outer.source_path;
     body.graph->source_framework = outer.source_framework;
     body.graph->max_constant_bytes = outer.max_constant_bytes;
-    d_->bodies.push_back(std::move(body));
-    d_->needs_infer = true;
+    if (!data()->had_bodies) {
+        data()->had_bodies = true;
+        ++outer.impl().with_bodies;
+    }
+    data()->bodies.push_back(std::move(body));
+    data()->needs_infer = true;
     outer.note_change();
-    return d_->bodies.back();
+    return data()->bodies.back();
 }
 
 bool Node::answers_to(std::string_view name) const {
-    if (d_->name == name) return true;
+    if (data()->name == name) return true;
     auto listed = [&](const std::vector<std::string>& names) {
         return std::find(names.begin(), names.end(), name) != names.end();
     };
     if (is("Result")) return in(0).connected() && listed(in(0).src().names());
-    for (const OutputData& out : d_->outputs)
+    for (const OutputData& out : data()->outputs)
         if (listed(out.names)) return true;
     return false;
 }
 
 std::string Node::describe() const {
     std::string t = d_->op ? d_->op->type : "?";
-    if (!d_->framework.type.empty() && d_->op && d_->op->type == "FrameworkNode") t = d_->framework.type;
-    std::string text = "node '" + d_->name + "' (" + t + ")";
+    const auto& fw = data()->framework;
+    if (fw && !fw->type.empty() && d_->op && d_->op->type == "FrameworkNode") t = fw->type;
+    std::string text = "node '" + data()->name + "' (" + t + ")";
     if (Node owner = d_->graph->owner()) text += " in the " + d_->graph->owner_role() + " of " + owner.describe();
     return text;
 }
@@ -232,7 +244,12 @@ void OutPort::set_value(Tensor v) const {
 
 void OutPort::replace_all_uses_with(const OutPort& other) const {
     if (other == *this) return;
-    for (const InPort& t : targets()) t.connect(other);
+    // In any order: the consumers end up the same (targets() sorts, which a port read by
+    // half a million nodes would pay for).
+    std::vector<InPort> consumers;
+    for (const Edge* e : node_.data()->out_edges)
+        if (e->out_port == index_) consumers.emplace_back(Node(e->dst), e->in_port);
+    for (const InPort& t : consumers) t.connect(other);
 }
 
 std::optional<OutPort> InPort::source() const {
@@ -286,6 +303,7 @@ Node Graph::add_node(const OpSchema& op, std::string name) {
     Node n(d.get());
     impl_->nodes.push_back(std::move(d));
     ++impl_->live;
+    ++impl_->op_counts[&op];
     note_change();
     return n;
 }
@@ -318,6 +336,8 @@ void Graph::remove_node(Node n) {
     std::erase(parameters_, n);
     std::erase(results_, n);
     std::erase(sinks_, n);
+    --impl_->op_counts[d->op];
+    if (d->had_bodies) --impl_->with_bodies;
     impl_->nodes[n.id()].reset();  // frees the NodeData: `n` dangles from here on
     --impl_->live;
     note_change();
@@ -346,6 +366,19 @@ void Graph::replace(Node old_node, Node new_node) {
 }
 
 size_t Graph::node_count() const { return impl_->live; }
+
+size_t Graph::count_of(const OpSchema& op) const {
+    auto it = impl_->op_counts.find(&op);
+    return it == impl_->op_counts.end() ? 0 : it->second;
+}
+
+bool Graph::has_bodies() const { return impl_->with_bodies > 0; }
+
+void Graph::release_framework_info() {
+    impl_->for_each([](NodeData* d) {
+        if (d->framework && d->op->type != "FrameworkNode") d->framework.reset();
+    });
+}
 
 std::vector<Node> Graph::nodes() const {
     std::vector<Node> v;

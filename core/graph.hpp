@@ -50,20 +50,30 @@ inline constexpr const char* kDisableFp16Compression = "disable_fp16_compression
 // u4, ...); constant folding leaves it alone, as OpenVINO's does.
 inline constexpr const char* kDecompression = "decompression";
 
+namespace detail {
+// What every walk over nodes reads, kept where Node's accessors can read it inline (the rest of
+// a node is in core/graph.cpp).
+struct NodeCore {
+    Graph* graph = nullptr;
+    uint64_t id = 0;
+    const OpSchema* op = nullptr;
+};
+}  // namespace detail
+
 class MO_API Node {
 public:
     Node() = default;
-    explicit Node(NodeData* d) : d_(d) {}
+    explicit Node(NodeData* d);
     explicit operator bool() const { return d_ != nullptr; }
     bool operator==(const Node& o) const { return d_ == o.d_; }
     bool operator!=(const Node& o) const { return d_ != o.d_; }
     bool operator<(const Node& o) const { return id() < o.id(); }
 
-    Graph& graph() const;
-    uint64_t id() const;  // unique in its graph, increasing in creation order
+    Graph& graph() const { return *d_->graph; }
+    uint64_t id() const { return d_->id; }  // unique in its graph, increasing in creation order
     const std::string& name() const;
     void set_name(std::string name) const;
-    const OpSchema& op() const;
+    const OpSchema& op() const { return *d_->op; }
     const std::string& type() const { return op().type; }
     bool is(std::string_view type) const { return op().type == type; }
     // Replaces the op (used by extraction); clears attributes set for the old op.
@@ -85,6 +95,8 @@ public:
     class InPort in(size_t i) const;
     OutPort out(size_t i) const;
 
+    // Kept until extraction gives the node a canonical op: then it is released (an empty one is
+    // made if asked for again).
     FrameworkInfo& framework() const;
     // Names of source-model nodes fused into this one (provenance, for rt_info and debugging).
     std::vector<std::string>& fused_names() const;
@@ -113,9 +125,9 @@ private:
     friend class Graph;
     friend class InPort;
     friend class OutPort;
-    NodeData* data() const { return d_; }
+    NodeData* data() const;
 
-    NodeData* d_ = nullptr;
+    detail::NodeCore* d_ = nullptr;
 };
 
 class MO_API OutPort {
@@ -203,6 +215,10 @@ public:
 
     size_t node_count() const;
     std::vector<Node> nodes() const;  // in id order
+    // How many nodes have this op: passes rooted at ops the graph does not have skip it.
+    size_t count_of(const OpSchema& op) const;
+    // Whether any node was given a body (Node::add_body) and is still in the graph.
+    bool has_bodies() const;
     // Producers before consumers; among ready nodes the smallest id first (deterministic).
     // Throws mo::Error naming a node on a cycle.
     std::vector<Node> topological_order() const;
@@ -223,6 +239,9 @@ public:
 
     // Removes nodes from which no Result or sink is reachable, except Parameters. Returns how many.
     size_t remove_dead_nodes();
+    // Releases the FrameworkInfo of every node that is no longer a FrameworkNode (extraction
+    // does, once done: on a large graph it is a quarter of the memory).
+    void release_framework_info();
 
     // Increases on every structural change (node added/removed, input (re)connected, op set):
     // the registry reports it per transformation.

@@ -16,7 +16,9 @@ void clone_into(const Graph& src, Graph& dst) {
         for (const auto& [name, value] : n.attrs()) c.set_attr_value(name, value);
         c.rt_info() = n.rt_info();
         c.fused_names() = n.fused_names();
-        c.framework() = n.framework();
+        // Only what a node not yet extracted (or a body's sequence Parameter) keeps; asking
+        // others would give each an empty one.
+        if (n.is("FrameworkNode") || n.is("Parameter")) c.framework() = n.framework();
         for (const Body& body : n.bodies()) {
             Body& b = c.add_body(body.role);
             b.inputs = body.inputs;

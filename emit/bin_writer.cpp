@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <future>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/mapped_file.hpp"
+#include "core/parallel.hpp"
 #include "core/progress.hpp"
 
 namespace mo {
@@ -250,25 +252,73 @@ BinWriter::Placement BinWriter::add_derived(const DerivedBuffer& buffer, size_t 
     }
     flush();
     const uint64_t offset = end_;
-    // Two windows: one is written while the other is produced.
-    std::vector<std::byte> current(std::min(size, kWindow)), next(current.size());
-    auto produce = [&buffer](size_t from, std::byte* out, size_t n) { buffer.produce(from, out, n); };
-    size_t length = std::min(size, kWindow);
-    produce(0, current.data(), length);
-    for (size_t from = 0; from < size;) {
-        const size_t next_from = from + length, next_length = std::min(size - next_from, kWindow);
-        // If writing throws, destroying `pending` waits for the producer before `next` goes.
-        std::future<void> pending;
-        if (next_length > 0) pending = std::async(std::launch::async, produce, next_from, next.data(), next_length);
-        write_fully(current.data(), length);
-        if (pending.valid()) pending.get();
-        end_ += length;
-        Progress::bytes(end_, expected_);
-        std::swap(current, next);
-        from = next_from, length = next_length;
-    }
+    write_produced(size, [&buffer](size_t from, std::byte* out, size_t n) {
+        buffer.produce(from, out, n);
+        return true;
+    });
     derived_offsets_.emplace(&buffer, offset);
     return {offset, size};
+}
+
+std::optional<BinWriter::Placement> BinWriter::add_f16(const F16Weights& weights) {
+    const size_t size = weights.size();
+    if (not_f16_.count(&weights)) return std::nullopt;
+    if (derived_offsets_.count(&weights) || weights.known_to_fit() || size < kDirectThreshold) {
+        // Small ones are checked apart (a short read) and stored with the small blobs.
+        if (!weights.fits()) return std::nullopt;
+        return size < kDirectThreshold && !derived_offsets_.count(&weights) ? add(weights, weights.data(), size)
+                                                                              : add_derived(weights, size);
+    }
+    flush();
+    const uint64_t offset = end_;
+    if (!write_produced(size, [&weights](size_t from, std::byte* out, size_t n) {
+            return weights.produce_checked(from, out, n);
+        })) {
+        not_f16_.insert(&weights);
+        return std::nullopt;
+    }
+    weights.record_check(true);
+    derived_offsets_.emplace(&weights, offset);
+    return Placement{offset, size};
+}
+
+bool BinWriter::write_produced(size_t size, const std::function<bool(size_t, std::byte*, size_t)>& produce) {
+    const uint64_t start = end_;
+    const size_t windows = (size + kWindow - 1) / kWindow;
+    // Producers run ahead of the writer: one per CPU but the writer's, at least one and at most two.
+    // On two CPUs that is one: a second producer took more CPU time and no less wall time, the
+    // writer being the slower side (docs/performance.md).
+    const size_t ahead = std::clamp<size_t>(usable_cpus(), 2, 3) - 1;
+    std::vector<std::vector<std::byte>> buffers(std::min(ahead + 1, windows));
+    for (auto& b : buffers) b.resize(std::min(size, kWindow));
+    auto length = [&](size_t w) { return std::min(kWindow, size - w * kWindow); };
+    // Destroyed before the buffers: a future of std::async waits for its producer.
+    std::deque<std::future<bool>> pending;
+    size_t launched = 0;
+    auto launch = [&] {
+        std::byte* out = buffers[launched % buffers.size()].data();
+        pending.push_back(std::async(std::launch::async, produce, launched * kWindow, out, length(launched)));
+        ++launched;
+    };
+    while (launched < windows && launched < ahead) launch();
+    for (size_t w = 0; w < windows; ++w) {
+        const bool ok = pending.front().get();
+        pending.pop_front();
+        if (!ok) {
+            pending.clear();  // waits for the producers still running
+            if (::ftruncate(fd_, static_cast<off_t>(start)) != 0 || ::lseek(fd_, static_cast<off_t>(start), SEEK_SET) < 0)
+                throw Error(std::string("cannot rewind the weights file: ") + std::strerror(errno), path_,
+                            "check the output directory's file system");
+            end_ = start;
+            return false;
+        }
+        // The buffer of window w - 1 is free again: produce window w + ahead into it.
+        if (launched < windows) launch();
+        write_fully(buffers[w % buffers.size()].data(), length(w));
+        end_ += length(w);
+        Progress::bytes(end_, expected_);
+    }
+    return true;
 }
 
 BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data, size_t size) {

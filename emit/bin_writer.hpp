@@ -3,16 +3,20 @@
 // source. Large weights that are views of the mapped model file are copied file-to-file by the
 // kernel; other pages of file-mapped weights are dropped once written, so the resident set
 // stays well below the size of the model file. Large computed weights (DerivedBuffer, such as
-// f16 copies of f32 weights) are produced piece by piece as they are written.
+// f16 copies of f32 weights) are produced in windows on up to two threads while the window
+// before is written.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "core/f16_weights.hpp"
 #include "core/tensor.hpp"
 
 namespace mo {
@@ -32,8 +36,12 @@ public:
     // Appends the bytes (or finds an identical earlier blob) and returns where they are.
     Placement add(const Buffer& buffer, const std::byte* data, size_t size);
     // A tensor's bytes; those of a large DerivedBuffer are produced and written in bounded
-    // pieces, the next piece produced on a second thread while the current one is written.
+    // windows, the next ones produced on other threads while the current one is written.
     Placement add(const Tensor& t);
+    // f16 weights whose values may not all fit f16: checked while they are converted and
+    // written, so their source is read once. nullopt when a value does not fit: then nothing
+    // of them stays in the file, and the caller writes the f32 source instead.
+    std::optional<Placement> add_f16(const F16Weights& weights);
 
     // The bytes all add() calls will bring at most; progress reports count against it.
     void set_expected_size(uint64_t bytes) { expected_ = bytes; }
@@ -61,6 +69,10 @@ private:
     // wrote; after a file or kernel that cannot splice it stops trying (the caller writes).
     size_t splice_fully(const std::byte* data, size_t size);
     Placement add_derived(const DerivedBuffer& buffer, size_t size);
+    // Writes `size` bytes made by produce(offset, out, n) in windows, produced ahead on other
+    // threads; stops at the first window produce() refuses (returns false), leaving the file
+    // as it was before. Returns whether every window was written.
+    bool write_produced(size_t size, const std::function<bool(size_t, std::byte*, size_t)>& produce);
     // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
     // does): they are never paged into this process. Returns how many bytes it copied.
     size_t copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size);
@@ -86,6 +98,8 @@ private:
     uint64_t padding_ = 0;
     // Large derived buffers already written: the same buffer is stored once.
     std::unordered_map<const DerivedBuffer*, uint64_t> derived_offsets_;
+    // f16 weights found not to fit while they were written.
+    std::unordered_set<const F16Weights*> not_f16_;
 };
 
 }  // namespace mo

@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <pugixml.hpp>
+#include <set>
 #include <string_view>
 
 #include "core/error.hpp"
@@ -22,6 +24,7 @@
 #include "emit/attr_format.hpp"
 #include "emit/bin_writer.hpp"
 #include "emit/staged_file.hpp"
+#include "emit/xml_text.hpp"
 
 #ifndef MO_VERSION
 #define MO_VERSION "unknown"
@@ -111,6 +114,62 @@ void check_emittable(const std::vector<Node>& layers) {
     }
 }
 
+// The weights of every Constant, written to the BIN in layer order (a body's at its owner's
+// place) before any XML: f16 weights whose range is checked while they are written
+// (F16Weights) may turn out not to fit f16, and are then written as their f32 source, the
+// Constant standing for the decompression Convert that read it, which is left out.
+class PlacedWeights {
+public:
+    struct Blob {
+        BinWriter::Placement placed;
+        const Tensor* tensor = nullptr;  // what was written: the f32 source when f16 did not fit
+        Node stands_for;                 // the Convert left out, whose name and output this layer takes
+    };
+
+    void place(const std::vector<Node>& layers, BinWriter& bin) {
+        for (const Node& n : layers) {
+            if (n.is("Constant")) blobs_.push_back(place_constant(n, bin));
+            for (const Body& body : n.bodies()) place(layer_order(*body.graph), bin);
+        }
+    }
+    // The blob of `constant`, the next in the order place() met them.
+    const Blob& next(const Node& constant) {
+        MO_ASSERT(cursor_ < blobs_.size(), "no weights placed for ", constant.describe());
+        return blobs_[cursor_++];
+    }
+    bool left_out(const Node& n) const { return !left_out_.empty() && left_out_.count(key(n)); }
+    // `layers` without the Converts left out.
+    std::vector<Node> kept(std::vector<Node> layers) const {
+        if (!left_out_.empty()) std::erase_if(layers, [&](const Node& n) { return left_out(n); });
+        return layers;
+    }
+    // The output a consumer of `src` reads in the IR: a left-out Convert's input instead of it.
+    OutPort producer(const OutPort& src) const { return left_out(src.node()) ? src.node().in(0).src() : src; }
+
+private:
+    static std::pair<const Graph*, uint64_t> key(const Node& n) { return {&n.graph(), n.id()}; }
+
+    Blob place_constant(const Node& n, BinWriter& bin) {
+        const Tensor& v = *n.out(0).value();
+        const auto* half = dynamic_cast<const F16Weights*>(v.buffer().get());
+        if (!half) return Blob{bin.add(v), &v, Node()};
+        if (auto placed = bin.add_f16(*half)) return Blob{*placed, &v, Node()};
+        // A value beyond the f16 range: the f32 weights, and the Constant they were again.
+        const std::vector<InPort> targets = n.out(0).targets();
+        Node convert = targets.size() == 1 ? targets[0].node() : Node();
+        MO_ASSERT(convert && convert.is("Convert") && convert.rt_info().count(kDecompression) &&
+                      convert.out(0).type() == ElementType::f32,
+                  n.describe(), ": f16 weights that do not fit f16 feed something else than their decompression");
+        left_out_.insert(key(convert));
+        MO_LOG(Debug, convert.describe(), ": a weight is beyond the f16 range, written in f32");
+        return Blob{bin.add(half->source()), &half->source(), convert};
+    }
+
+    std::vector<Blob> blobs_;
+    size_t cursor_ = 0;
+    std::set<std::pair<const Graph*, uint64_t>> left_out_;
+};
+
 void append_dims(pugi::xml_node port, const PartialShape& shape) {
     if (!shape.rank_is_static()) return;  // dynamic rank: no <dim> at all
     for (const Dimension& d : shape.dims())
@@ -132,11 +191,11 @@ bool pads_zeroed_by_auto_pad(const Node& n, const AttrSpec& spec) {
     return mode == "same_upper" || mode == "same_lower" || mode == "valid";
 }
 
-void append_data(pugi::xml_node layer, const Node& n, BinWriter& bin) {
+void append_data(pugi::xml_node layer, const Node& n, const PlacedWeights::Blob* blob) {
     pugi::xml_node data = layer.append_child("data");
-    if (n.is("Constant")) {
-        const Tensor& v = *n.out(0).value();
-        auto placed = bin.add(v);
+    if (blob) {
+        const Tensor& v = *blob->tensor;
+        const BinWriter::Placement& placed = blob->placed;
         data.append_attribute("element_type") = std::string(ir_name(v.type())).c_str();
         data.append_attribute("shape") = format_int_list(v.shape()).c_str();
         data.append_attribute("offset") = std::to_string(placed.offset).c_str();
@@ -155,12 +214,16 @@ void append_data(pugi::xml_node layer, const Node& n, BinWriter& bin) {
     if (!data.first_attribute()) layer.remove_child(data);
 }
 
-void append_rt_info(pugi::xml_node layer, const Node& n) {
+// `n`'s rt_info, fused names and name; `without_decompression`: a Constant standing for its
+// left-out decompression Convert, which it is again.
+void append_rt_info(pugi::xml_node layer, const Node& n, bool without_decompression) {
     const auto& info = n.rt_info();
     const auto& fused = n.fused_names();
-    if (info.empty() && fused.empty()) return;
+    const bool no_info = info.empty() || (without_decompression && info.size() == 1 && info.count(kDecompression));
+    if (no_info && fused.empty()) return;
     pugi::xml_node rt = layer.append_child("rt_info");
     for (const auto& [name, version] : info) {
+        if (without_decompression && name == kDecompression) continue;
         pugi::xml_node a = rt.append_child("attribute");
         a.append_attribute("name") = name.c_str();
         a.append_attribute("version") = version.c_str();
@@ -258,33 +321,36 @@ private:
     std::vector<size_t> ids_;
 };
 
-LayerIds append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin);
-void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin);
+LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& weights);
+void append_bodies(pugi::xml_node layer, const Node& n, PlacedWeights& weights);
 
 // <layer> with its <data>, <rt_info> and ports; records the edges into it.
-void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id,
-                  const LayerIds& layer_id, BinWriter& bin, std::vector<Edge>& edges) {
+void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id, const LayerIds& layer_id,
+                  PlacedWeights& weights, std::vector<Edge>& edges) {
+    const PlacedWeights::Blob* blob = n.is("Constant") ? &weights.next(n) : nullptr;
+    // A Constant written in f32 again takes the identity of the Convert left out.
+    const Node& named = blob && blob->stands_for ? blob->stands_for : n;
     pugi::xml_node layer = xml_layers.append_child("layer");
     layer.append_attribute("id") = std::to_string(id).c_str();
-    layer.append_attribute("name") = n.name().c_str();
+    layer.append_attribute("name") = named.name().c_str();
     layer.append_attribute("type") = n.op().ir_type.c_str();
     layer.append_attribute("version") = n.op().ir_version.c_str();
-    append_data(layer, n, bin);
-    append_rt_info(layer, n);
+    append_data(layer, n, blob);
+    append_rt_info(layer, named, named != n);
     const size_t n_in = n.input_count();
     if (n_in > 0) {
         pugi::xml_node input = layer.append_child("input");
         for (size_t i = 0; i < n_in; ++i) {
-            OutPort src = n.in(i).src();
+            const OutPort src = n.in(i).src(), from = weights.producer(src);
             append_port(input, i, src.data(), false);
-            edges.push_back({layer_id.at(src.node()), src.node().input_count() + src.index(), id, i});
+            edges.push_back({layer_id.at(from.node()), from.node().input_count() + from.index(), id, i});
         }
     }
     if (n.output_count() > 0) {
         pugi::xml_node output = layer.append_child("output");
-        for (size_t j = 0; j < n.output_count(); ++j) append_port(output, n_in + j, n.out(j).data(), true);
+        for (size_t j = 0; j < n.output_count(); ++j) append_port(output, n_in + j, named.out(j).data(), true);
     }
-    if (!n.bodies().empty()) append_bodies(layer, n, bin);
+    if (!n.bodies().empty()) append_bodies(layer, n, weights);
 }
 
 // <edges>, sorted so the same graph always gives the same bytes.
@@ -318,11 +384,11 @@ pugi::xml_node append_map_entry(pugi::xml_node port_map, const char* kind, int64
 // <port_map> (If: <then_port_map> / <else_port_map>), <back_edges> and the body itself, in the
 // form OpenVINO's serializer writes: entries name body layers by id; output external ids count
 // after the node's inputs; the current iteration and the condition come last, with their purpose.
-void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin) {
+void append_bodies(pugi::xml_node layer, const Node& n, PlacedWeights& weights) {
     for (const Body& body : n.bodies()) {
         const std::string prefix = body.role == "body" ? "" : body.role.substr(0, body.role.find('_') + 1);
         pugi::xml_node xml_body = layer.append_child(body.role.c_str());
-        const LayerIds ids = append_graph(xml_body, *body.graph, bin);
+        const LayerIds ids = append_graph(xml_body, *body.graph, weights);
         auto param_id = [&](size_t p) { return ids.at(body.graph->parameters().at(p)); };
         auto result_id = [&](size_t r) { return ids.at(body.graph->results().at(r)); };
 
@@ -354,42 +420,155 @@ void append_bodies(pugi::xml_node layer, const Node& n, BinWriter& bin) {
 }
 
 // <layers> and <edges> of a body under its layer.
-LayerIds append_graph(pugi::xml_node parent, const Graph& graph, BinWriter& bin) {
-    const std::vector<Node> layers = layer_order(graph);
+LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& weights) {
+    const std::vector<Node> layers = weights.kept(layer_order(graph));
     LayerIds layer_id(graph, layers);
     pugi::xml_node xml_layers = parent.append_child("layers");
     std::vector<Edge> edges;
-    for (size_t id = 0; id < layers.size(); ++id) append_layer(xml_layers, layers[id], id, layer_id, bin, edges);
+    for (size_t id = 0; id < layers.size(); ++id) append_layer(xml_layers, layers[id], id, layer_id, weights, edges);
     append_edges(parent, edges);
     return layer_id;
+}
+
+// <port> with its <dim>s, at `depth`.
+void write_port(XmlText& xml, unsigned depth, size_t id, const OutputData& data, bool with_names) {
+    xml.open(depth, "port");
+    xml.attribute("id", uint64_t{id});
+    xml.attribute("precision", ir_precision(data.type));
+    if (with_names && !data.names.empty()) xml.attribute("names", format_tensor_names(data.names));
+    const PartialShape& shape = data.shape;
+    if (!shape.rank_is_static() || shape.dims().empty()) return xml.end_empty();
+    xml.end_open();
+    char digits[24];
+    for (const Dimension& d : shape.dims()) {
+        const std::string_view text =
+            d.is_static() ? std::string_view(digits, std::to_chars(digits, digits + sizeof digits, d.get_length()).ptr - digits)
+                          : std::string_view("-1");
+        xml.text_element(depth + 1, "dim", text);
+    }
+    xml.close(depth, "port");
+}
+
+// A layer without bodies as text: what append_layer builds and pugixml prints, without the
+// document (a million of them are most of the writing time of a large graph).
+void write_layer(XmlText& xml, const Node& n, size_t id, const LayerIds& layer_id, PlacedWeights& weights,
+                 std::vector<Edge>& edges) {
+    const PlacedWeights::Blob* blob = n.is("Constant") ? &weights.next(n) : nullptr;
+    const Node& named = blob && blob->stands_for ? blob->stands_for : n;
+    const OpSchema& op = n.op();
+    const auto& info = named.rt_info();
+    const auto& fused = named.fused_names();
+    const bool without_decompression = named != n;
+    const bool no_info = info.empty() || (without_decompression && info.size() == 1 && info.count(kDecompression));
+    const bool has_data = blob || !op.attrs.empty(), has_rt = !no_info || !fused.empty();
+    const size_t n_in = n.input_count(), n_out = n.output_count();
+    xml.open(2, "layer");
+    xml.attribute("id", uint64_t{id});
+    xml.attribute("name", named.name());
+    xml.attribute("type", op.ir_type);
+    xml.attribute("version", op.ir_version);
+    if (!has_data && !has_rt && n_in == 0 && n_out == 0) return xml.end_empty();
+    xml.end_open();
+    if (has_data) {
+        xml.open(3, "data");
+        if (blob) {
+            xml.attribute("element_type", ir_name(blob->tensor->type()));
+            xml.attribute("shape", format_int_list(blob->tensor->shape()));
+            xml.attribute("offset", blob->placed.offset);
+            xml.attribute("size", blob->placed.size);
+        } else {
+            for (const AttrSpec& spec : op.attrs) {
+                const AttrValue& value = n.attr_value(spec.name);
+                if (pads_zeroed_by_auto_pad(n, spec))  // as OpenVINO's writer does (ir-format.md §13)
+                    xml.attribute(spec.name, format_int_list(std::vector<int64_t>(std::get<std::vector<int64_t>>(value).size(), 0)));
+                else
+                    xml.attribute(spec.name, format_attr(value));
+            }
+        }
+        xml.end_empty();
+    }
+    if (has_rt) {
+        xml.open(3, "rt_info");
+        xml.end_open();
+        for (const auto& [name, version] : info) {
+            if (without_decompression && name == kDecompression) continue;
+            xml.open(4, "attribute");
+            xml.attribute("name", name);
+            xml.attribute("version", version);
+            xml.end_empty();
+        }
+        if (!fused.empty()) {  // provenance, as OpenVINO's FusedNames: sorted, comma-joined
+            std::vector<std::string> names = fused;
+            names.push_back(named.name());
+            std::sort(names.begin(), names.end());
+            names.erase(std::unique(names.begin(), names.end()), names.end());
+            std::string joined;
+            for (const auto& s : names) joined += (joined.empty() ? "" : ",") + s;
+            xml.open(4, "attribute");
+            xml.attribute("name", "fused_names");
+            xml.attribute("version", "0");
+            xml.attribute("value", joined);
+            xml.end_empty();
+        }
+        xml.close(3, "rt_info");
+    }
+    if (n_in > 0) {
+        xml.open(3, "input");
+        xml.end_open();
+        for (size_t i = 0; i < n_in; ++i) {
+            const OutPort src = n.in(i).src(), from = weights.producer(src);
+            write_port(xml, 4, i, src.data(), false);
+            edges.push_back({layer_id.at(from.node()), from.node().input_count() + from.index(), id, i});
+        }
+        xml.close(3, "input");
+    }
+    if (n_out > 0) {
+        xml.open(3, "output");
+        xml.end_open();
+        for (size_t j = 0; j < n_out; ++j) write_port(xml, 4, n_in + j, named.out(j).data(), true);
+        xml.close(3, "output");
+    }
+    xml.close(2, "layer");
 }
 
 // The model's <layers> and <edges>, streamed: each layer is built as a small document, printed
 // at its depth and dropped, so the XML never exists in memory as a whole (on a million-node
 // graph the document alone would take gigabytes). The text is the same as printing one document.
 // Returns the number of edges.
-size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, BinWriter& bin) {
+size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, PlacedWeights& weights) {
     const LayerIds layer_id(graph, layers);
     std::vector<Edge> edges;
+    edges.reserve(layers.size() * 2);
     out.text("\t<layers>\n");
+    std::string text;
+    XmlText xml(text);
     for (size_t id = 0; id < layers.size(); ++id) {
+        if (layers[id].bodies().empty()) {
+            write_layer(xml, layers[id], id, layer_id, weights, edges);
+            if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
+            continue;
+        }
+        out.text(text), text.clear();
         pugi::xml_document scratch;
         pugi::xml_node parent = scratch.append_child("layers");
-        append_layer(parent, layers[id], id, layer_id, bin, edges);
+        append_layer(parent, layers[id], id, layer_id, weights, edges);
         parent.first_child().print(out, "\t", pugi::format_default, pugi::encoding_utf8, 2);
     }
+    out.text(text), text.clear();
     out.text("\t</layers>\n");
     std::sort(edges.begin(), edges.end());
     if (edges.empty()) out.text("\t<edges />\n");
     else out.text("\t<edges>\n");
-    char line[160];
     for (const auto& e : edges) {
-        int n = std::snprintf(line, sizeof line,
-                              "\t\t<edge from-layer=\"%llu\" from-port=\"%llu\" to-layer=\"%llu\" to-port=\"%llu\" />\n",
-                              static_cast<unsigned long long>(e[0]), static_cast<unsigned long long>(e[1]),
-                              static_cast<unsigned long long>(e[2]), static_cast<unsigned long long>(e[3]));
-        out.write(line, static_cast<size_t>(n));
+        xml.open(2, "edge");
+        xml.attribute("from-layer", e[0]);
+        xml.attribute("from-port", e[1]);
+        xml.attribute("to-layer", e[2]);
+        xml.attribute("to-port", e[3]);
+        xml.end_empty();
+        if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
     }
+    out.text(text), text.clear();
     if (!edges.empty()) out.text("\t</edges>\n");
     return edges.size();
 }
@@ -445,7 +624,7 @@ private:
 }  // namespace
 
 EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
-    const std::vector<Node> layers = layer_order(graph);
+    std::vector<Node> layers = layer_order(graph);
     check_emittable(layers);
 
     StagedFile bin_file(options.bin_path);
@@ -454,10 +633,13 @@ EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
     bin.set_expected_size(weight_bytes(graph));
     FdXmlWriter out(xml_file.fd());
 
+    PlacedWeights weights;
+    weights.place(layers, bin);
+    bin.flush();
+    layers = weights.kept(std::move(layers));
     out.text("<?xml version=\"1.0\"?>\n");
     out.text(net_open_tag(options.model_name));
-    const size_t edges = write_model_graph(out, graph, layers, bin);
-    bin.flush();
+    const size_t edges = write_model_graph(out, graph, layers, weights);
     pugi::xml_document scratch;
     pugi::xml_node net = scratch.append_child("net");
     append_model_rt_info(net, options);

@@ -105,6 +105,8 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
     if (!replaced && !ctx.created().empty()) try_infer(n);
 }
 
+void extract_nodes(Graph& graph, const ExtractorRegistry& extractors);
+
 // A body Parameter that receives the same outer value in every iteration (every If input, a
 // captured value of a Loop) is given what is known of that value before the body is extracted:
 // the loader made it while the outer value was still a framework node's output, and the body's
@@ -137,9 +139,9 @@ void bind_invariant_parameters(const Node& owner, Body& body) {
     }
 }
 
-}  // namespace
-
-void extract(Graph& graph, const ExtractorRegistry& extractors) {
+// Extracts `graph` and its bodies; a body's FrameworkInfo stays until the whole model is done
+// (its owner's extractor reads the body's Parameters).
+void extract_nodes(Graph& graph, const ExtractorRegistry& extractors) {
     std::vector<uint64_t> order;
     for (const Node& n : graph.topological_order()) order.push_back(n.id());
     for (uint64_t id : order) {
@@ -148,11 +150,25 @@ void extract(Graph& graph, const ExtractorRegistry& extractors) {
         // Bodies first: the owner's extractor maps their inputs and outputs.
         for (Body& body : n.bodies()) {
             bind_invariant_parameters(n, body);
-            extract(*body.graph, extractors);
+            extract_nodes(*body.graph, extractors);
         }
         if (!n.is("FrameworkNode")) try_infer(n);
         else if (const Extractor* e = extractor_of(n, extractors)) run_extractor(graph, n, *e);
     }
+}
+
+// Every graph of the model, bodies included.
+void release_framework_info(Graph& graph) {
+    graph.release_framework_info();
+    for (const Node& n : graph.nodes())
+        for (Body& body : n.bodies()) release_framework_info(*body.graph);
+}
+
+}  // namespace
+
+void extract(Graph& graph, const ExtractorRegistry& extractors) {
+    extract_nodes(graph, extractors);
+    release_framework_info(graph);
 }
 
 }  // namespace mo

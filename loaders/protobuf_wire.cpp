@@ -7,67 +7,51 @@
 namespace mo::protobuf_wire {
 
 namespace {
-
-enum WireType : uint32_t { Varint = 0, Fixed64 = 1, LengthDelimited = 2, Fixed32 = 5 };
 constexpr uint64_t kMaxFieldNumber = (uint64_t{1} << 29) - 1;  // protobuf's limit
+}  // namespace
 
-struct Field {
-    uint32_t number = 0, wire = 0;
-    size_t body = 0, size = 0;  // where a length-delimited value lies
-};
+uint64_t Reader::varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (pos_ >= end_) corrupt("a varint runs past the end of its message");
+        auto b = static_cast<uint8_t>(base_[pos_++]);
+        v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) return v;
+    }
+    corrupt("a varint is longer than 10 bytes");
+}
 
-class Reader {
-public:
-    Reader(const std::byte* base, size_t begin, size_t end, const std::string& file, const std::string& format)
-        : base_(base), pos_(begin), end_(end), file_(file), format_(format) {}
-    bool done() const { return pos_ >= end_; }
-    size_t pos() const { return pos_; }
+void Reader::skip(uint64_t n) {
+    if (n > end_ - pos_) corrupt("a field runs past the end of its message");
+    pos_ += n;
+}
 
-    uint64_t varint() {
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (pos_ >= end_) corrupt("a varint runs past the end of its message");
-            auto b = static_cast<uint8_t>(base_[pos_++]);
-            v |= static_cast<uint64_t>(b & 0x7f) << shift;
-            if ((b & 0x80) == 0) return v;
+Field Reader::next_field() {
+    const uint64_t tag = varint();
+    if ((tag >> 3) == 0 || (tag >> 3) > kMaxFieldNumber) corrupt("field number " + std::to_string(tag >> 3));
+    Field f{static_cast<uint32_t>(tag >> 3), static_cast<uint32_t>(tag & 7)};
+    switch (f.wire) {
+        case Varint: f.varint = varint(); break;
+        case Fixed64: skip(8); break;
+        case Fixed32: skip(4); break;
+        case LengthDelimited: {
+            const uint64_t len = varint();
+            f.body = pos_;
+            skip(len);
+            f.size = static_cast<size_t>(len);
+            break;
         }
-        corrupt("a varint is longer than 10 bytes");
+        default: corrupt("unsupported wire type " + std::to_string(f.wire));
     }
-    void skip(uint64_t n) {
-        if (n > end_ - pos_) corrupt("a field runs past the end of its message");
-        pos_ += n;
-    }
-    // The next field's number and wire type; its value is skipped.
-    Field next_field() {
-        const uint64_t tag = varint();
-        if ((tag >> 3) == 0 || (tag >> 3) > kMaxFieldNumber) corrupt("field number " + std::to_string(tag >> 3));
-        Field f{static_cast<uint32_t>(tag >> 3), static_cast<uint32_t>(tag & 7)};
-        switch (f.wire) {
-            case Varint: varint(); break;
-            case Fixed64: skip(8); break;
-            case Fixed32: skip(4); break;
-            case LengthDelimited: {
-                const uint64_t len = varint();
-                f.body = pos_;
-                skip(len);
-                f.size = static_cast<size_t>(len);
-                break;
-            }
-            default: corrupt("unsupported wire type " + std::to_string(f.wire));
-        }
-        return f;
-    }
-    [[noreturn]] void corrupt(const std::string& what) const {
-        throw Error("the " + format_ + " file is truncated or corrupt: " + what + " (byte " + std::to_string(pos_) + ")",
-                    file_, "re-export the model; check that the file was copied completely");
-    }
+    return f;
+}
 
-private:
-    const std::byte* base_;
-    size_t pos_, end_;
-    const std::string& file_;
-    const std::string& format_;
-};
+void Reader::corrupt(const std::string& what) const {
+    throw Error("the " + format_ + " file is truncated or corrupt: " + what + " (byte " + std::to_string(pos_) + ")",
+                file_, "re-export the model; check that the file was copied completely");
+}
+
+namespace {
 
 void put_varint(std::string& out, uint64_t v) {
     while (v >= 0x80) {
@@ -83,7 +67,7 @@ std::string map_key(const std::byte* base, size_t begin, size_t end, const std::
     std::string key;
     while (!r.done()) {
         const Field f = r.next_field();
-        if (f.number == 1 && f.wire == LengthDelimited) key.assign(reinterpret_cast<const char*>(base + f.body), f.size);
+        if (f.number == 1 && f.wire == LengthDelimited) key.assign(r.view(f));
     }
     return key;
 }
@@ -92,48 +76,70 @@ struct Lifter {
     const std::byte* base;
     const std::string& file;
     const std::string& format;
-    const std::vector<uint32_t>& path;
-    size_t item_depth;
-    std::vector<std::optional<ByteRange>>& items;
-    const std::optional<MapKey>& only_key;
+    const std::vector<LiftPath>& paths;
+    std::vector<std::vector<std::optional<ByteRange>>>& items;
 
-    // Copies the fields of the message at `depth` on the path in [begin, end) to `out`,
-    // rewriting the nested messages on the path and dropping the bytes field at its end.
-    void copy(size_t begin, size_t end, size_t depth, std::string& out) {
+    bool follows(const LiftPath& p, size_t depth, const Field& f) const {
+        if (depth >= p.path.size() || f.wire != LengthDelimited || f.number != p.path[depth]) return false;
+        // Another entry of the map (a TensorFlow attr other than "value") is kept whole.
+        return !(p.only_key && p.only_key->depth == depth &&
+                 map_key(base, f.body, f.body + f.size, file, format) != p.only_key->key);
+    }
+
+    // Copies the fields of the message at `depth` in [begin, end) to `out`, rewriting the
+    // nested messages on the `active` paths and dropping the fields at their ends.
+    void copy(size_t begin, size_t end, size_t depth, const std::vector<size_t>& active, std::string& out) {
         Reader r(base, begin, end, file, format);
         while (!r.done()) {
             const size_t field_start = r.pos();
             const Field f = r.next_field();
-            // Another entry of the map (a TensorFlow attr other than "value") is kept whole.
-            const bool on_path = f.wire == LengthDelimited && f.number == path[depth] &&
-                                 !(only_key && only_key->depth == depth &&
-                                   map_key(base, f.body, f.body + f.size, file, format) != only_key->key);
-            if (!on_path) {
-                out.append(reinterpret_cast<const char*>(base + field_start), r.pos() - field_start);
-            } else if (depth + 1 == path.size()) {
-                if (!items.empty()) items.back() = ByteRange{f.body, f.size};  // dropped from the copy
-            } else {
-                if (depth == item_depth) items.emplace_back();
-                std::string inner;
-                copy(f.body, f.body + f.size, depth + 1, inner);
-                put_varint(out, uint64_t{f.number} << 3 | LengthDelimited);
-                put_varint(out, inner.size());
-                out += inner;
+            std::vector<size_t> deeper;
+            bool lifted = false;
+            for (size_t k : active) {
+                const LiftPath& p = paths[k];
+                if (!follows(p, depth, f)) continue;
+                if (depth + 1 == p.path.size()) {
+                    lifted = true;
+                    if (depth == p.item_depth) items[k].emplace_back(ByteRange{f.body, f.size});
+                    else if (!items[k].empty()) items[k].back() = ByteRange{f.body, f.size};
+                } else {
+                    if (depth == p.item_depth) items[k].emplace_back();
+                    deeper.push_back(k);
+                }
             }
+            if (lifted) continue;  // dropped from the copy
+            if (deeper.empty()) {
+                out.append(reinterpret_cast<const char*>(base + field_start), r.pos() - field_start);
+                continue;
+            }
+            std::string inner;
+            copy(f.body, f.body + f.size, depth + 1, deeper, inner);
+            put_varint(out, uint64_t{f.number} << 3 | LengthDelimited);
+            put_varint(out, inner.size());
+            out += inner;
         }
     }
 };
 
 }  // namespace
 
+LiftedFields lift_fields(const std::byte* data, size_t size, const std::vector<LiftPath>& paths,
+                         const std::string& file, const std::string& format) {
+    LiftedFields m;
+    m.items.resize(paths.size());
+    m.bytes.reserve(size < (size_t{1} << 20) ? size : (size_t{1} << 20));
+    std::vector<size_t> all(paths.size());
+    for (size_t k = 0; k < paths.size(); ++k) all[k] = k;
+    Lifter l{data, file, format, paths, m.items};
+    l.copy(0, size, 0, all, m.bytes);
+    return m;
+}
+
 LiftedMessage lift_bytes_fields(const std::byte* data, size_t size, const std::vector<uint32_t>& path,
                                 size_t item_depth, const std::string& file, const std::string& format,
                                 const std::optional<MapKey>& only_key) {
-    LiftedMessage m;
-    m.bytes.reserve(size < (size_t{1} << 20) ? size : (size_t{1} << 20));
-    Lifter l{data, file, format, path, item_depth, m.items, only_key};
-    l.copy(0, size, 0, m.bytes);
-    return m;
+    LiftedFields lifted = lift_fields(data, size, {LiftPath{path, item_depth, only_key}}, file, format);
+    return LiftedMessage{std::move(lifted.bytes), std::move(lifted.items[0])};
 }
 
 }  // namespace mo::protobuf_wire

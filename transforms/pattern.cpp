@@ -324,9 +324,11 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
         p.ordered_edges();  // checks the pattern once, before any node is tried
         root_types.insert(p.root_types().begin(), p.root_types().end());
     }
+    const std::vector<const OpSchema*> roots = present_ops(graph, {root_types.begin(), root_types.end()});
+    if (roots.empty()) return false;
     std::vector<uint64_t> candidates;
     for (const Node& n : graph.topological_order())
-        if (root_types.count(n.type())) candidates.push_back(n.id());
+        if (std::find(roots.begin(), roots.end(), &n.op()) != roots.end()) candidates.push_back(n.id());
     bool changed = false;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);

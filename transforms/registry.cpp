@@ -15,6 +15,13 @@
 
 namespace mo {
 
+std::vector<const OpSchema*> present_ops(const Graph& graph, const std::vector<std::string>& types) {
+    std::vector<const OpSchema*> present;
+    for (const std::string& type : types)
+        if (const OpSchema* op = graph.ops().find(type); op && graph.count_of(*op) > 0) present.push_back(op);
+    return present;
+}
+
 TransformContext::TransformContext(const ConversionOptions& c) {
     options.outputs = c.outputs;
     options.inputs = c.inputs;
@@ -32,14 +39,16 @@ TransformContext::TransformContext(const ConversionOptions& c) {
 }
 
 bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
-    auto types = op_types();
+    const std::vector<const OpSchema*> types = present_ops(graph, op_types());
+    if (types.empty()) return false;
+    auto wanted = [&](const Node& n) { return std::find(types.begin(), types.end(), &n.op()) != types.end(); };
     std::vector<uint64_t> candidates;
-    for (Node n : graph.topological_order())
-        if (std::find(types.begin(), types.end(), n.type()) != types.end()) candidates.push_back(n.id());
+    for (const Node& n : graph.topological_order())
+        if (wanted(n)) candidates.push_back(n.id());
     bool changed = false;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);
-        if (!n || std::find(types.begin(), types.end(), n.type()) == types.end() || !matches(n)) continue;
+        if (!n || !wanted(n) || !matches(n)) continue;
         try {
             changed |= apply(n, ctx);
         } catch (const Error& e) {
@@ -272,7 +281,7 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx, const
             throw Error(e.what(), "transformation '" + t.id() + "'");
         }
         if (t.force_clean_up()) g.remove_dead_nodes();
-        if (!t.wants_bodies()) return changed;
+        if (!t.wants_bodies() || !g.has_bodies()) return changed;
         for (const Node& n : g.nodes())
             for (Body& body : n.bodies())
                 if (run_in(t, *body.graph)) {

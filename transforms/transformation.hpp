@@ -83,6 +83,10 @@ public:
     virtual bool run(Graph& graph, const TransformContext& ctx) = 0;
 };
 
+// The schemas of `types` that some node of `graph` has: what a pass rooted at those types
+// looks for (none: it has nothing to do, without a walk over the graph).
+MO_API std::vector<const OpSchema*> present_ops(const Graph& graph, const std::vector<std::string>& types);
+
 // A local rewrite rooted at nodes of the given op types: the driver offers it each such node
 // (in topological order, skipping nodes removed meanwhile). matches() is cheap and has no side
 // effects; apply() returns whether it changed the graph. "No match" is false, not an error.

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
+#include "loaders/protobuf_wire.hpp"
 
 namespace mo {
 
@@ -50,10 +51,55 @@ private:
     const onnx::NodeProto& node_;
 };
 
+// Attributes of a NodeProto still in its serialized form: NodeProto.attribute is field 5, and
+// AttributeProto.name field 1.
+class SerializedOnnxAttributes final : public FrameworkAttributes {
+public:
+    SerializedOnnxAttributes(std::shared_ptr<const void> owner, std::string_view node,
+                             std::shared_ptr<const std::string> file)
+        : owner_(std::move(owner)), node_(node), file_(std::move(file)) {}
+
+    std::optional<FrameworkAttr> get(std::string_view name) const override {
+        const auto* base = reinterpret_cast<const std::byte*>(node_.data());
+        protobuf_wire::Reader node(base, 0, node_.size(), *file_, "ONNX");
+        while (!node.done()) {
+            const protobuf_wire::Field f = node.next_field();
+            if (f.number != 5 || f.wire != protobuf_wire::LengthDelimited || attribute_name(base, f) != name) continue;
+            onnx::AttributeProto a;
+            if (!a.ParseFromArray(base + f.body, static_cast<int>(f.size)))
+                throw Error("attribute '" + std::string(name) + "' cannot be parsed", *file_,
+                            "the model is malformed; re-export it");
+            return read(a);
+        }
+        return std::nullopt;
+    }
+
+private:
+    std::string_view attribute_name(const std::byte* base, const protobuf_wire::Field& attribute) const {
+        protobuf_wire::Reader r(base, attribute.body, attribute.body + attribute.size, *file_, "ONNX");
+        std::string_view name;
+        while (!r.done()) {
+            const protobuf_wire::Field f = r.next_field();
+            if (f.number == 1 && f.wire == protobuf_wire::LengthDelimited) name = r.view(f);  // the last, as protobuf keeps
+        }
+        return name;
+    }
+
+    std::shared_ptr<const void> owner_;
+    std::string_view node_;
+    std::shared_ptr<const std::string> file_;
+};
+
 }  // namespace
 
 std::shared_ptr<const FrameworkAttributes> onnx_attributes(const onnx::NodeProto& node) {
     return std::make_shared<OnnxAttributes>(node);
+}
+
+std::shared_ptr<const FrameworkAttributes> onnx_attributes(std::shared_ptr<const void> owner,
+                                                           std::string_view node_bytes,
+                                                           std::shared_ptr<const std::string> file) {
+    return std::make_shared<SerializedOnnxAttributes>(std::move(owner), node_bytes, std::move(file));
 }
 
 }  // namespace mo

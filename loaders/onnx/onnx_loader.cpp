@@ -18,6 +18,7 @@
 #include "core/log.hpp"
 #include "core/mapped_file.hpp"
 #include "loaders/input_overrides.hpp"
+#include "loaders/name_table.hpp"
 #include "loaders/onnx/onnx_attributes.hpp"
 #include "loaders/onnx/onnx_tensor.hpp"
 #include "loaders/protobuf_text.hpp"
@@ -35,11 +36,23 @@ bool is_text_format(const std::string& path) {
     return ext == ".prototxt" || ext == ".pbtxt";
 }
 
-// The parsed model plus where each initializer's raw data lives in the mapped file.
+// The model as parsed. A binary model's graph is parsed without its nodes, its value_info and
+// its initializers' raw_data: the raw data stays in the mapped file (a tensor views it), and the
+// nodes are read one by one from their bytes there (NodeView), so that a graph of a million
+// nodes never exists as a million parsed messages. Nodes with GRAPH attributes (If, Loop,
+// Scan) are parsed whole into the model's arena when they are read.
+struct ArenaModel {
+    google::protobuf::Arena arena;
+    onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+};
+
 struct ParsedModel {
+    std::shared_ptr<ArenaModel> holder;
     std::shared_ptr<onnx::ModelProto> model;
     std::shared_ptr<const MappedFile> file;
     std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;
+    std::vector<protobuf_wire::ByteRange> nodes;  // the graph's NodeProtos in `file` (binary models)
+    bool text = false;
 };
 
 // Whether a model protobuf refused parses when messages may nest deeper than protobuf's default
@@ -70,30 +83,94 @@ Error parse_failure(const std::string& bytes, bool text, const std::string& path
 ParsedModel parse_model(const std::string& path) {
     ParsedModel p;
     p.file = MappedFile::open(path);
-    // Parsed into an arena: one allocation per block instead of one per message and string, so
-    // a model of a million nodes parses, lives and is freed faster and in less memory.
-    struct ArenaModel {
-        google::protobuf::Arena arena;
-        onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-    };
-    auto holder = std::make_shared<ArenaModel>();
-    p.model = std::shared_ptr<onnx::ModelProto>(holder, holder->model);
+    // Parsed into an arena: one allocation per block instead of one per message and string.
+    p.holder = std::make_shared<ArenaModel>();
+    p.model = std::shared_ptr<onnx::ModelProto>(p.holder, p.holder->model);
     const std::string hint = "check that the file is an ONNX model (binary .onnx or text .prototxt)";
     if (is_text_format(path)) {
+        p.text = true;
         std::string text(reinterpret_cast<const char*>(p.file->data()), p.file->size());
         if (auto error = protobuf_text::parse(text, *p.model)) throw parse_failure(text, true, path, *error);
         return p;
     }
-    // ModelProto.graph(7).initializer(5).raw_data(9), one item per initializer.
-    auto stripped = protobuf_wire::lift_bytes_fields(p.file->data(), p.file->size(), {7, 5, 9}, 1, path, "ONNX");
-    if (stripped.bytes.size() > static_cast<size_t>(INT32_MAX))
+    // ModelProto.graph(7): initializer(5).raw_data(9), one item per initializer; node(1), one
+    // item per node; value_info(13), which mo does not read.
+    auto lifted = protobuf_wire::lift_fields(p.file->data(), p.file->size(),
+                                             {{{7, 5, 9}, 1, std::nullopt}, {{7, 1}, 1, std::nullopt}, {{7, 13}, 1, std::nullopt}},
+                                             path, "ONNX");
+    if (lifted.bytes.size() > static_cast<size_t>(INT32_MAX))
         throw Error("the ONNX model's structure exceeds 2 GB", path, "store large weights as external data");
-    if (!p.model->ParseFromString(stripped.bytes)) throw parse_failure(stripped.bytes, false, path);
-    p.initializer_raw = std::move(stripped.items);
+    if (!p.model->ParseFromString(lifted.bytes)) throw parse_failure(lifted.bytes, false, path);
+    p.initializer_raw = std::move(lifted.items[0]);
+    p.nodes.reserve(lifted.items[1].size());
+    for (const auto& node : lifted.items[1]) p.nodes.push_back(*node);
     if (p.initializer_raw.size() != static_cast<size_t>(p.model->graph().initializer_size()))
         throw Error("initializer count mismatch after parsing", path, hint);
     return p;
 }
+
+// One NodeProto as the graph builder reads it: views of its strings, in the mapped file (a node
+// of a binary model's graph, decoded in place) or in a parsed message (text format, bodies).
+struct NodeView {
+    std::string_view name, op_type, domain;
+    std::vector<std::string_view> inputs, outputs;
+    std::string_view bytes;                  // the serialized node (decoded ones)
+    const onnx::NodeProto* parsed = nullptr;  // the parsed node (the others)
+    bool has_attributes = false;
+    bool has_graphs = false;  // a GRAPH or GRAPHS attribute: a body
+
+    void clear() {
+        name = op_type = domain = bytes = {};
+        inputs.clear(), outputs.clear();
+        parsed = nullptr;
+        has_attributes = has_graphs = false;
+    }
+
+    void read(const onnx::NodeProto& n) {
+        clear();
+        parsed = &n;
+        name = n.name(), op_type = n.op_type(), domain = n.domain();
+        for (const auto& t : n.input()) inputs.emplace_back(t);
+        for (const auto& t : n.output()) outputs.emplace_back(t);
+        has_attributes = n.attribute_size() > 0;
+        for (const auto& a : n.attribute()) has_graphs |= a.has_g() || a.graphs_size() > 0;
+    }
+
+    // NodeProto: input 1, output 2, name 3, op_type 4, attribute 5, domain 7 (strings and
+    // messages are length-delimited; a field of another wire type is unknown to protobuf too).
+    void decode(const MappedFile& file, protobuf_wire::ByteRange range, const std::string& path) {
+        using protobuf_wire::LengthDelimited;
+        clear();
+        bytes = {reinterpret_cast<const char*>(file.data()) + range.offset, range.size};
+        protobuf_wire::Reader r(file.data(), range.offset, range.offset + range.size, path, "ONNX");
+        while (!r.done()) {
+            const protobuf_wire::Field f = r.next_field();
+            if (f.wire != LengthDelimited) continue;
+            switch (f.number) {
+                case 1: inputs.push_back(r.view(f)); break;
+                case 2: outputs.push_back(r.view(f)); break;
+                case 3: name = r.view(f); break;
+                case 4: op_type = r.view(f); break;
+                case 7: domain = r.view(f); break;
+                case 5:
+                    has_attributes = true;
+                    has_graphs = has_graphs || has_graph(file.data(), f, path);
+                    break;
+                default: break;
+            }
+        }
+    }
+
+    // AttributeProto: g 6, graphs 11.
+    static bool has_graph(const std::byte* base, const protobuf_wire::Field& attribute, const std::string& path) {
+        protobuf_wire::Reader r(base, attribute.body, attribute.body + attribute.size, path, "ONNX");
+        while (!r.done()) {
+            const protobuf_wire::Field f = r.next_field();
+            if ((f.number == 6 || f.number == 11) && f.wire == protobuf_wire::LengthDelimited) return true;
+        }
+        return false;
+    }
+};
 
 std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
 
@@ -117,11 +194,15 @@ struct Scope {
     Node owner;          // in the parent's graph
     Body* body = nullptr;  // owner's body built from this scope
     size_t first_capture = 0;  // owner's inputs from here on are outer values its bodies read
-    // Keyed by views of the model's own strings (the parsed model outlives the builder): on a
-    // million-node graph, copies of every tensor name would cost more than the graph.
-    std::unordered_map<std::string_view, OutPort> producers;
-    std::unordered_map<std::string_view, int> initializers;
+    // Keyed by views of the model's own strings (the mapped file and the parsed model outlive
+    // the builder): on a million-node graph, copies of every tensor name would cost more than
+    // the graph.
+    NameTable<OutPort> producers;
+    NameTable<int> initializers;
     std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;  // the model's graph only
+    const std::vector<protobuf_wire::ByteRange>* wire_nodes = nullptr;     // the model's graph, binary
+
+    size_t node_count() const { return wire_nodes ? wire_nodes->size() : static_cast<size_t>(proto->node_size()); }
 };
 
 class OnnxGraphBuilder {
@@ -133,6 +214,7 @@ public:
 
     std::unique_ptr<Graph> run() {
         parsed_ = parse_model(path_);
+        path_shared_ = std::make_shared<const std::string>(path_);
         graph_->source_path = path_;
         graph_->source_framework = "onnx";
         graph_->keep_alive.push_back(parsed_.model);
@@ -142,8 +224,10 @@ public:
         top.graph = graph_.get();
         top.proto = &parsed_.model->graph();
         top.initializer_raw = std::move(parsed_.initializer_raw);
-        top.producers.reserve(static_cast<size_t>(top.proto->node_size()) + top.proto->input_size() + top.proto->initializer_size());
-        for (int i = 0; i < top.proto->initializer_size(); ++i) top.initializers.emplace(top.proto->initializer(i).name(), i);
+        if (!parsed_.text) top.wire_nodes = &parsed_.nodes;
+        top.producers.reserve(top.node_count() + static_cast<size_t>(top.proto->input_size() + top.proto->initializer_size()));
+        top.initializers.reserve(static_cast<size_t>(top.proto->initializer_size()));
+        for (int i = 0; i < top.proto->initializer_size(); ++i) top.initializers.assign(top.proto->initializer(i).name(), i);
         add_parameters(top);
         add_nodes(top);
         add_results(top);
@@ -170,19 +254,45 @@ private:
         return s.parent ? "the body of node '" + s.owner.name() + "' in " + path_ : path_;
     }
 
-    Node add_parameter(Scope& s, const std::string& name, ElementType type, const PartialShape& shape) {
-        Node p = s.graph->add_op("Parameter", name, {}, {{"shape", AttrValue(shape)}, {"element_type", AttrValue(type)}});
+    // Node `i` of scope `s` into `v`.
+    void read_node(const Scope& s, size_t i, NodeView& v) const {
+        if (s.wire_nodes) v.decode(*parsed_.file, (*s.wire_nodes)[i], path_);
+        else v.read(s.proto->node(static_cast<int>(i)));
+    }
+
+    // The parsed form of a decoded node (one with a body), in the model's arena; the parse
+    // may nest as deeply as within the model (protobuf's limit of 100 counts from the model,
+    // two levels above a node of its graph).
+    const onnx::NodeProto& parse_node(const NodeView& v) {
+        if (v.parsed) return *v.parsed;
+        auto* node = google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&parsed_.holder->arena);
+        google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(v.bytes.data()), static_cast<int>(v.bytes.size()));
+        in.SetRecursionLimit(98);
+        if (node->ParseFromCodedStream(&in) && in.ConsumedEntireMessage()) return *node;
+        onnx::NodeProto deeper;
+        google::protobuf::io::CodedInputStream again(reinterpret_cast<const uint8_t*>(v.bytes.data()), static_cast<int>(v.bytes.size()));
+        again.SetRecursionLimit(1024);
+        if (deeper.ParseFromCodedStream(&again) && again.ConsumedEntireMessage())
+            throw Error("the model nests messages more deeply than protobuf parses (100 levels; each If / Loop / Scan "
+                        "body nested in another takes 3)",
+                        path_, "re-export the model with less deeply nested control flow");
+        throw Error("cannot parse node '" + std::string(v.name) + "' (" + std::string(v.op_type) + ")", path_,
+                    "check that the file is an ONNX model (binary .onnx or text .prototxt)");
+    }
+
+    Node add_parameter(Scope& s, std::string_view name, ElementType type, const PartialShape& shape) {
+        Node p = s.graph->add_op("Parameter", std::string(name), {}, {{"shape", AttrValue(shape)}, {"element_type", AttrValue(type)}});
         p.out(0).set_type_and_shape(type, shape);
-        p.out(0).names() = {name};
+        p.out(0).names() = {std::string(name)};
         s.graph->parameters().push_back(p);
-        s.producers[name] = p.out(0);
+        s.producers.assign(name, p.out(0));
         return p;
     }
 
     void add_parameters(Scope& s) {
         std::vector<const onnx::ValueInfoProto*> inputs;
         for (const auto& vi : s.proto->input())
-            if (!s.initializers.count(vi.name())) inputs.push_back(&vi);
+            if (!s.initializers.contains(vi.name())) inputs.push_back(&vi);
         std::vector<PartialShape> shapes;
         for (const auto* vi : inputs) shapes.push_back(shape_of(*vi));
         std::vector<std::string> names;
@@ -206,25 +316,25 @@ private:
 
     // The producer of a tensor: a node output, a Parameter, a Constant made from an
     // initializer on first use, or (in a body) a value of an enclosing graph.
-    std::optional<OutPort> producer(Scope& s, const std::string& name) {
-        if (auto it = s.producers.find(name); it != s.producers.end()) return it->second;
-        auto init = s.initializers.find(name);
-        if (init == s.initializers.end()) return s.parent ? capture(s, name) : std::nullopt;
-        int i = init->second;
+    std::optional<OutPort> producer(Scope& s, std::string_view name) {
+        if (const OutPort* p = s.producers.find(name)) return *p;
+        const int* init = s.initializers.find(name);
+        if (!init) return s.parent ? capture(s, name) : std::nullopt;
+        const int i = *init;
         const auto& t = s.proto->initializer(i);
-        const auto& raw = s.initializer_raw.empty() ? std::nullopt : s.initializer_raw[i];
-        std::string where = "initializer '" + name + "' of " + scope_name(s);
+        const auto& raw = s.initializer_raw.empty() ? std::nullopt : s.initializer_raw[static_cast<size_t>(i)];
+        std::string where = "initializer '" + std::string(name) + "' of " + scope_name(s);
         Tensor value = raw ? tensors_.read(t, where, parsed_.file, parsed_.file->data() + raw->offset, raw->size)
                            : tensors_.read(t, where);
-        Node c = s.graph->add_constant(name, std::move(value));
-        c.out(0).names() = {name};
-        s.producers[name] = c.out(0);
+        Node c = s.graph->add_constant(std::string(name), std::move(value));
+        c.out(0).names() = {std::string(name)};
+        s.producers.assign(t.name(), c.out(0));
         return c.out(0);
     }
 
     // An outer value read by a body: one more input of the owner (shared by its bodies), and a
     // body Parameter that receives it unchanged in every iteration.
-    std::optional<OutPort> capture(Scope& s, const std::string& name) {
+    std::optional<OutPort> capture(Scope& s, std::string_view name) {
         auto outer = producer(*s.parent, name);
         if (!outer) return std::nullopt;
         size_t input = SIZE_MAX;
@@ -244,13 +354,13 @@ private:
         return p.out(0);
     }
 
-    std::string unique_name(const onnx::NodeProto& n, int index) {
-        if (!n.name().empty()) return n.name();
+    std::string unique_name(const NodeView& n, size_t index) {
+        if (!n.name.empty()) return std::string(n.name);
         if (!names_collected_) {  // only models with unnamed nodes pay for the set of names
-            collect_names(parsed_.model->graph());
+            collect_names();
             names_collected_ = true;
         }
-        std::string base = n.op_type() + "_" + std::to_string(index);
+        std::string base = std::string(n.op_type) + "_" + std::to_string(index);
         std::string name = base;
         for (int k = 1; generated_.count(name) || named_in_model_.count(name); ++k) name = base + "_" + std::to_string(k);
         generated_.insert(generated_names_.emplace_back(name));
@@ -258,61 +368,76 @@ private:
     }
 
     void add_nodes(Scope& s) {
-        const auto& g = *s.proto;
+        const size_t count = s.node_count();
         std::vector<Node> nodes;
+        nodes.reserve(count);
+        NodeView v;
         // First create every node and its outputs, so the model's node order does not matter.
-        for (int i = 0; i < g.node_size(); ++i) {
-            const auto& n = g.node(i);
-            Node node = s.graph->add_node("FrameworkNode", unique_name(n, i));
+        for (size_t i = 0; i < count; ++i) {
+            read_node(s, i, v);
+            Node node = s.graph->add_node("FrameworkNode", unique_name(v, i));
             auto& fw = node.framework();
             fw.framework = "onnx";
-            fw.domain = canonical_domain(n.domain());
-            fw.type = n.op_type();
+            fw.domain = canonical_domain(std::string(v.domain));
+            fw.type = v.op_type;
             auto opset = opsets_.find(fw.domain);
             if (opset == opsets_.end())
-                throw Error("node uses domain '" + (n.domain().empty() ? std::string("ai.onnx") : n.domain()) +
+                throw Error("node uses domain '" + (v.domain.empty() ? std::string("ai.onnx") : std::string(v.domain)) +
                                 "' which the model does not import",
-                            "node '" + node.name() + "' (" + n.op_type() + ") in " + scope_name(s),
+                            "node '" + node.name() + "' (" + std::string(v.op_type) + ") in " + scope_name(s),
                             "fix the model's opset_import");
             fw.opset = opset->second;
-            fw.attributes = onnx_attributes(n);
-            node.set_input_count(static_cast<size_t>(n.input_size()));
-            node.set_output_count(static_cast<size_t>(n.output_size()));
-            for (int j = 0; j < n.output_size(); ++j) {
-                const std::string& t = n.output(j);
+            if (v.has_attributes)
+                fw.attributes = v.parsed ? onnx_attributes(*v.parsed) : onnx_attributes(parsed_.file, v.bytes, path_shared_);
+            node.set_input_count(v.inputs.size());
+            node.set_output_count(v.outputs.size());
+            for (size_t j = 0; j < v.outputs.size(); ++j) {
+                const std::string_view t = v.outputs[j];
                 if (t.empty()) continue;  // an unused optional output
-                if (s.producers.count(t) || s.initializers.count(t))
-                    throw Error("tensor '" + t + "' is produced twice", "node '" + node.name() + "' in " + scope_name(s),
+                if (s.initializers.contains(t) || !s.producers.insert(t, node.out(j)).second)
+                    throw Error("tensor '" + std::string(t) + "' is produced twice",
+                                "node '" + node.name() + "' in " + scope_name(s),
                                 "fix the model: every tensor must have one producer");
-                node.out(j).names() = {t};
-                s.producers[t] = node.out(j);
+                node.out(j).names() = {std::string(t)};
             }
             nodes.push_back(node);
         }
-        for (int i = 0; i < g.node_size(); ++i) {
-            const auto& n = g.node(i);
-            for (int j = 0; j < n.input_size(); ++j) {
-                const std::string& t = n.input(j);
+        for (size_t i = 0; i < count; ++i) {
+            read_node(s, i, v);
+            for (size_t j = 0; j < v.inputs.size(); ++j) {
+                const std::string_view t = v.inputs[j];
                 if (t.empty()) continue;  // absent optional input: port stays unconnected
                 auto src = producer(s, t);
                 if (!src)
-                    throw Error("input tensor '" + t + "' is produced by no node, input or initializer",
-                                "node '" + nodes[i].name() + "' (" + n.op_type() + ") in " + scope_name(s),
+                    throw Error("input tensor '" + std::string(t) + "' is produced by no node, input or initializer",
+                                "node '" + nodes[i].name() + "' (" + std::string(v.op_type) + ") in " + scope_name(s),
                                 "the model is incomplete; re-export it");
-                nodes[i].in(static_cast<size_t>(j)).connect(*src);
+                nodes[i].in(j).connect(*src);
             }
-            add_bodies(s, nodes[i], n);
+            if (v.has_graphs) add_bodies(s, nodes[i], parse_node(v));
         }
     }
 
     // Node names of every graph of the model, so generated names avoid them all.
+    void collect_names() {
+        if (parsed_.text) return collect_names(parsed_.model->graph());
+        NodeView v;
+        for (const auto& range : parsed_.nodes) {
+            v.decode(*parsed_.file, range, path_);
+            named_in_model_.insert(v.name);
+            if (v.has_graphs) collect_body_names(parse_node(v));
+        }
+    }
     void collect_names(const onnx::GraphProto& g) {
         for (const auto& n : g.node()) {
             named_in_model_.insert(n.name());
-            for (const auto& a : n.attribute()) {
-                if (a.has_g()) collect_names(a.g());
-                for (const auto& sub : a.graphs()) collect_names(sub);
-            }
+            collect_body_names(n);
+        }
+    }
+    void collect_body_names(const onnx::NodeProto& n) {
+        for (const auto& a : n.attribute()) {
+            if (a.has_g()) collect_names(a.g());
+            for (const auto& sub : a.graphs()) collect_names(sub);
         }
     }
 
@@ -330,7 +455,7 @@ private:
             body.graph = body.body->graph.get();
             body.proto = &a.g();
             for (int i = 0; i < body.proto->initializer_size(); ++i)
-                body.initializers.emplace(body.proto->initializer(i).name(), i);
+                body.initializers.assign(body.proto->initializer(i).name(), i);
             add_parameters(body);
             add_nodes(body);
             add_results(body);
@@ -348,6 +473,7 @@ private:
     }
 
     std::string path_;
+    std::shared_ptr<const std::string> path_shared_;  // for the attributes of decoded nodes
     const ConversionOptions& options_;
     std::unique_ptr<Graph> graph_;
     OnnxTensorReader tensors_;

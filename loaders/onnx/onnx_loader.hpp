@@ -1,7 +1,8 @@
 // Loads an ONNX model file into a graph of FrameworkNodes (one per NodeProto), Parameters for
 // the graph inputs that are not initializers, Constants for initializers, and Results for the
-// graph outputs. Nothing is interpreted yet: each FrameworkNode's attributes read its NodeProto
-// (kept alive by the graph) for its extractor.
+// graph outputs. Nothing is interpreted yet: each FrameworkNode keeps its op type, domain and
+// opset, and reads its attributes through node.framework().attributes (null when it has none)
+// from the NodeProto's bytes in the mapped file.
 #pragma once
 
 #include <memory>

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/float16.hpp"
 #include "core/mapped_file.hpp"
 #include "emit/ir_test_util.hpp"
 
@@ -170,17 +171,18 @@ TEST(BinWriter, PageAlignedFileViewsAreCopiedTo64KiBOffsets) {
 }
 
 // Byte p of the result is (7p + 3) mod 256, computed on request; counts the requests and the
-// largest piece asked for (one request runs at a time: the writer waits for each).
+// largest piece asked for (requests may run on several threads at once).
 class CountingDerived final : public DerivedBuffer {
 public:
     explicit CountingDerived(size_t size) : DerivedBuffer(size) {}
     void produce(size_t offset, std::byte* out, size_t n) const override {
         ++calls;
-        largest = std::max(largest, n);
+        for (size_t seen = largest.load(); n > seen && !largest.compare_exchange_weak(seen, n);) {
+        }
         for (size_t i = 0; i < n; ++i) out[i] = static_cast<std::byte>(((offset + i) * 7 + 3) & 0xff);
     }
     mutable std::atomic<int> calls{0};
-    mutable size_t largest = 0;
+    mutable std::atomic<size_t> largest{0};
 };
 
 TEST(BinWriter, LargeDerivedBuffersAreProducedInBoundedPiecesAndStoredOnce) {
@@ -195,7 +197,7 @@ TEST(BinWriter, LargeDerivedBuffersAreProducedInBoundedPiecesAndStoredOnce) {
     w.flush();
     EXPECT_FALSE(derived->materialized());  // never held whole
     EXPECT_GE(derived->calls.load(), 3);
-    EXPECT_LE(derived->largest, size_t{8} << 20);
+    EXPECT_LE(derived->largest.load(), size_t{8} << 20);
     EXPECT_EQ(w.deduplicated_blobs(), 1u);
     std::string bytes = test::read_bytes(sink.path);
     ASSERT_EQ(bytes.size(), 3 + big);
@@ -205,6 +207,79 @@ TEST(BinWriter, LargeDerivedBuffersAreProducedInBoundedPiecesAndStoredOnce) {
     // Anyone else asking for the bytes gets them computed once and kept.
     EXPECT_EQ(static_cast<uint8_t>(t.data<uint8_t>()[big - 1]), static_cast<uint8_t>(((big - 1) * 7 + 3) & 0xff));
     EXPECT_TRUE(derived->materialized());
+}
+
+// f32 values exactly representable in f16, so the expected f16 bits are known: value i is
+// ((i mod 4093) - 2046) / 8, whose f16 decodes to itself.
+std::vector<float> f16_exact_values(size_t n) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i % 4093) - 2046) / 8.0f;
+    return v;
+}
+
+std::shared_ptr<F16Weights> unchecked_f16(const std::vector<float>& values) {
+    return std::make_shared<F16Weights>(Tensor::from_vector<float>(values, {static_cast<int64_t>(values.size())}), false);
+}
+
+// Windows after the first are produced on other threads while the first is written; each is
+// checked as it is converted, and every byte lands where the placement says.
+TEST(BinWriter, F16WeightsAreConvertedCheckedAndWrittenInOneSweep) {
+    const size_t n = (size_t{4} << 20) + 3;  // f16: 8 MiB and 6 bytes, two windows, the last one short
+    const std::vector<float> values = f16_exact_values(n);
+    auto weights = unchecked_f16(values);
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add(Tensor::from_vector<uint8_t>({1, 2, 3}, {3})).offset, 0u);
+    auto placed = w.add_f16(*weights);
+    ASSERT_TRUE(placed.has_value());
+    EXPECT_EQ(placed->offset, 3u);
+    EXPECT_EQ(placed->size, 2 * n);
+    EXPECT_EQ(w.add_f16(*weights)->offset, 3u);  // stored once
+    w.flush();
+    EXPECT_FALSE(weights->materialized());
+    EXPECT_TRUE(weights->known_to_fit());
+    const std::string bytes = test::read_bytes(sink.path);
+    ASSERT_EQ(bytes.size(), 3 + 2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, bytes.data() + 3 + 2 * i, 2);
+        ASSERT_EQ(f16_to_f32(bits), values[i]) << i;
+    }
+}
+
+// A value beyond the f16 range found early or late in the first window, or in the last one: add_f16 says
+// so and leaves the file as it was, and what comes next lands right after the earlier blobs.
+TEST(BinWriter, F16WeightsBeyondTheRangeLeaveNothingInTheFile) {
+    const size_t n = (size_t{4} << 20) + 3;
+    for (size_t at : {size_t{0}, size_t{3} << 20, n - 1}) {
+        std::vector<float> values = f16_exact_values(n);
+        values[at] = -70000.f;
+        auto weights = unchecked_f16(values);
+        Sink sink;
+        BinWriter w(sink.fd, sink.path);
+        EXPECT_EQ(w.add(Tensor::from_vector<uint8_t>({1, 2, 3}, {3})).offset, 0u);
+        EXPECT_FALSE(w.add_f16(*weights).has_value()) << at;
+        EXPECT_FALSE(w.add_f16(*weights).has_value()) << "known now: " << at;
+        EXPECT_FALSE(weights->fits());
+        EXPECT_EQ(w.bytes_written(), 3u);
+        EXPECT_EQ(w.add(Tensor::from_vector<uint8_t>({4, 5}, {2})).offset, 3u);
+        w.flush();
+        EXPECT_EQ(test::read_bytes(sink.path), std::string("\x01\x02\x03\x04\x05", 5)) << at;
+    }
+}
+
+// Small unchecked f16 weights are checked apart and stored with the small blobs.
+TEST(BinWriter, SmallF16WeightsAreCheckedApart) {
+    auto fitting = unchecked_f16({1.f, -2.f, 0.5f});
+    auto beyond = unchecked_f16({1.f, 1e5f});
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_FALSE(w.add_f16(*beyond).has_value());
+    auto placed = w.add_f16(*fitting);
+    ASSERT_TRUE(placed.has_value());
+    EXPECT_EQ(placed->offset, 0u);
+    w.flush();
+    EXPECT_EQ(test::read_bytes(sink.path), std::string("\x00\x3c\x00\xc0\x00\x38", 6));  // 1, -2, 0.5 in f16
 }
 
 }  // namespace

@@ -81,6 +81,7 @@ TEST(OnnxLoader, NodesAreFrameworkNodesConnectedByTensorName) {
     EXPECT_EQ(add.framework().type, "Add");
     EXPECT_EQ(add.framework().domain, "");
     EXPECT_EQ(add.framework().opset, 13);
+    EXPECT_EQ(add.framework().attributes, nullptr);  // Add has none
     EXPECT_EQ(add.in(0).src(), g->parameters()[0].out(0));
     Node w = add.in(1).src().node();
     EXPECT_TRUE(w.is("Constant"));

@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <optional>
 
+#include "core/f16_weights.hpp"
 #include "core/float16.hpp"
 #include "core/mapped_file.hpp"
 #include "emit/ir_test_util.hpp"
+#include "emit/ir_writer.hpp"
 #include "transforms/support/transform_test_graph.hpp"
 
 namespace mo {
@@ -124,6 +128,85 @@ TEST(CompressFloatConstantsToF16, WeightsInTheModelFileAreConvertedOnDemand) {
     const uint16_t* bits = half.data<uint16_t>();
     EXPECT_EQ(bits[12345], 0x2E66);  // 0.1
     for (size_t i = 0; i < values.size(); i += 997) EXPECT_EQ(f16_to_f32(bits[i]), values[i]) << i;  // exact in f16
+}
+
+// x + w -> Relu -> y with w large enough (600,000 f32, 2.4 MB) for the IR writer to check its
+// range while it writes it; w's tensor name and provenance must survive either way.
+struct LargeWeight {
+    static constexpr size_t kSize = 600000;
+    std::vector<float> values = std::vector<float>(kSize);
+    TestGraph t;
+    explicit LargeWeight(std::optional<size_t> beyond_at) {
+        for (size_t i = 0; i < kSize; ++i) values[i] = static_cast<float>(static_cast<int>(i % 4093) - 2046) / 8.0f;
+        if (beyond_at) values[*beyond_at] = 1e5f;
+        auto x = t.input(ElementType::f32, {static_cast<int64_t>(kSize)}, "x");
+        auto w = t.constant<float>(values, {static_cast<int64_t>(kSize)}, "w");
+        w.names().push_back("w_tensor");
+        w.node().fused_names().push_back("exporter/w");
+        t.output(t.op("Relu", {t.op("Add", {x, w}, {}, "sum")}, {}, "y"), "out");
+        test::infer(t.graph());
+    }
+    void compress() {
+        CompressFloatConstantsToF16 pass;
+        EXPECT_TRUE(test::run_pass(pass, t.graph(), ConversionOptions{}));
+    }
+};
+
+TEST(CompressFloatConstantsToF16, LargeWeightsAreLeftForTheIrWriterToCheck) {
+    LargeWeight m(std::nullopt);
+    m.compress();
+    const Tensor& half = *m.t->find_by_name("w_compressed").out(0).value();
+    const auto* weights = dynamic_cast<const F16Weights*>(half.buffer().get());
+    ASSERT_NE(weights, nullptr);
+    EXPECT_FALSE(weights->known_to_fit()) << "the pass read the weights";
+    EXPECT_FALSE(weights->materialized());
+
+    test::ScratchDir dir("f16_large");
+    EmitOptions o{dir.file("m.xml"), dir.file("m.bin"), "m", {}};
+    EXPECT_EQ(write_ir(m.t.graph(), o).bin_bytes, 2 * LargeWeight::kSize);
+    EXPECT_TRUE(weights->known_to_fit()) << "checked while written";
+    const std::string bin = test::read_bytes(o.bin_path);
+    ASSERT_EQ(bin.size(), 2 * LargeWeight::kSize);
+    for (size_t i = 0; i < LargeWeight::kSize; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, bin.data() + 2 * i, 2);
+        ASSERT_EQ(f16_to_f32(bits), m.values[i]) << i;  // every value is exact in f16
+    }
+    const std::string xml = test::read_bytes(o.xml_path);
+    EXPECT_NE(xml.find("name=\"w_compressed\" type=\"Const\""), std::string::npos);
+    EXPECT_NE(xml.find("name=\"w\" type=\"Convert\""), std::string::npos);
+}
+
+// A value beyond the f16 range anywhere in a large weight: the IR is the one written without
+// compression, byte for byte (the pair of layers becomes the f32 Constant again).
+TEST(CompressFloatConstantsToF16, LargeWeightsBeyondTheRangeAreWrittenAsWithoutCompression) {
+    for (size_t at : {size_t{0}, LargeWeight::kSize / 2, LargeWeight::kSize - 1}) {
+        test::ScratchDir dir("f16_beyond");
+        LargeWeight plain(at), compressed(at);
+        compressed.compress();
+        EmitOptions a{dir.file("a.xml"), dir.file("a.bin"), "m", {}}, b{dir.file("b.xml"), dir.file("b.bin"), "m", {}};
+        write_ir(plain.t.graph(), a);
+        EXPECT_EQ(write_ir(compressed.t.graph(), b).bin_bytes, 4 * LargeWeight::kSize);
+        EXPECT_EQ(test::read_bytes(b.xml_path), test::read_bytes(a.xml_path)) << at;
+        EXPECT_EQ(test::read_bytes(b.bin_path), test::read_bytes(a.bin_path)) << at;
+        EXPECT_NE(test::read_bytes(b.xml_path).find("exporter/w,w"), std::string::npos) << "provenance kept";
+    }
+}
+
+TEST(CompressFloatConstantsToF16, KeepF32WhereF16DoesNotFitRestoresTheConstantForOtherReaders) {
+    LargeWeight beyond(LargeWeight::kSize - 1), fitting(std::nullopt);
+    beyond.compress();
+    fitting.compress();
+    EXPECT_EQ(keep_f32_where_f16_does_not_fit(beyond.t.graph()), 1u);
+    EXPECT_EQ(keep_f32_where_f16_does_not_fit(fitting.t.graph()), 0u);
+    Node w = beyond.t->find_by_name("w");
+    ASSERT_TRUE(w.is("Constant"));
+    EXPECT_FALSE(beyond.t->find_by_name("w_compressed"));
+    EXPECT_EQ(w.out(0).names(), std::vector<std::string>{"w_tensor"});
+    EXPECT_EQ(w.fused_names(), std::vector<std::string>{"exporter/w"});
+    EXPECT_EQ(beyond.t->find_by_name("sum").in(1).src().node(), w);
+    EXPECT_EQ(w.out(0).value()->data<float>()[LargeWeight::kSize - 1], 1e5f);
+    EXPECT_TRUE(fitting.t->find_by_name("w").is("Convert"));
 }
 
 }  // namespace

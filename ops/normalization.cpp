@@ -139,6 +139,16 @@ std::vector<Tensor> eval_mvn(const Node& n, const std::vector<Tensor>& inputs) {
     });
 }
 
+// LRN's and NormalizeL2's input 1 (axes), when constant, names axes of the data.
+void check_constant_axes(InferContext& c, const PartialShape& data) {
+    const Tensor* v = c.in_value(1);
+    if (!v || !data.rank_is_static()) return;
+    const auto rank = static_cast<int64_t>(data.rank());
+    for (int64_t axis : v->to_i64())
+        if (axis < -rank || axis >= rank)
+            c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+}
+
 // LRN-1: x / (bias + alpha / size^len(axes) * sum of x^2 over a window)^beta. The window spans
 // [i - (size-1)/2, i + (size-1)/2] on each listed axis, clipped to the tensor (OpenVINO's
 // reference; for even sizes the spec's text differs from it, so the ONNX extractor refuses them).
@@ -150,12 +160,7 @@ void infer_lrn(InferContext& c) {
     const PartialShape& data = c.in_shape(0);
     const PartialShape& axes = c.in_shape(1);
     if (axes.rank_is_static() && axes.rank() != 1) c.fail("axes must be 1D");
-    if (const Tensor* v = c.in_value(1); v && data.rank_is_static()) {
-        const auto rank = static_cast<int64_t>(data.rank());
-        for (int64_t axis : v->to_i64())
-            if (axis < -rank || axis >= rank)
-                c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    }
+    check_constant_axes(c, data);
     c.set_output(0, t, data);
 }
 
@@ -229,12 +234,7 @@ void infer_normalize_l2(InferContext& c) {
     if (c.in_type(1) != ElementType::dynamic && !is_integral(c.in_type(1))) c.fail("axes must be an integer tensor");
     const PartialShape& data = c.in_shape(0);
     if (c.in_shape(1).rank_is_static() && c.in_shape(1).rank() > 1) c.fail("axes must be a scalar or 1D");
-    if (const Tensor* v = c.in_value(1); v && data.rank_is_static()) {
-        const auto rank = static_cast<int64_t>(data.rank());
-        for (int64_t axis : v->to_i64())
-            if (axis < -rank || axis >= rank)
-                c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    }
+    check_constant_axes(c, data);
     c.set_output(0, t, data);
 }
 

@@ -131,11 +131,11 @@ namespace {
 
 void register_example_ops(mo::Registries& r) {
     r.ops.add(scaled_tanh_schema());
-    r.extractors.add({"onnx", "com.example", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
-    r.extractors.add({"caffe", "", "ScaledTanh", 1, INT64_MAX, extract_caffe_scaled_tanh});
+    r.extractors.add({"onnx", "com.example", "ScaledTanh", mo::since(1), extract_scaled_tanh});
+    r.extractors.add({"caffe", "", "ScaledTanh", mo::all_versions, extract_caffe_scaled_tanh});
     // A TFLite CUSTOM op "ScaledTanh" whose options are a flexbuffer map {alpha, beta}: its keys
     // are attributes, read as the ONNX op's are.
-    r.extractors.add({"tflite", "custom", "ScaledTanh", 1, INT64_MAX, extract_scaled_tanh});
+    r.extractors.add({"tflite", "custom", "ScaledTanh", mo::all_versions, extract_scaled_tanh});
     r.transforms.add(std::make_unique<ScaledTanhToTanh>());
     r.transforms.add(std::make_unique<ScaledTanhFusion>());
     register_transpose_conv_bias(r);

@@ -65,5 +65,5 @@ void extract_transpose_conv_bias(mo::ExtractContext& c) {
 }  // namespace
 
 void register_transpose_conv_bias(mo::Registries& r) {
-    r.extractors.add({"tflite", "custom", "Convolution2DTransposeBias", 1, INT64_MAX, extract_transpose_conv_bias});
+    r.extractors.add({"tflite", "custom", "Convolution2DTransposeBias", mo::all_versions, extract_transpose_conv_bias});
 }

@@ -70,7 +70,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers 59ba8bec973c0166
+headers c105de97874a6f5c
 )"},
 };
 

@@ -26,7 +26,7 @@ int TfliteModelBuilder::variable(const std::string& name, std::vector<int32_t> s
 
 int TfliteModelBuilder::add_buffer(const void* data, size_t size) {
     std::vector<uint8_t> b(size);
-    std::memcpy(b.data(), data, size);
+    if (size > 0) std::memcpy(b.data(), data, size);  // an empty tensor's data may be null
     buffers_.push_back(std::move(b));
     return static_cast<int>(buffers_.size() - 1);
 }

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "support/tflite_model_builder.hpp"
-#include "validate/npy.hpp"
 
 namespace {
 
@@ -32,16 +31,6 @@ TfliteOptions options(BuiltinOptions type, Make make) {
     return [=](Fb& fb) { return std::make_pair(type, make(fb).Union()); };
 }
 
-void save(const TfliteModelBuilder& m, const fs::path& dir, const std::vector<Tensor>& inputs) {
-    fs::create_directories(dir);
-    const auto bytes = m.bytes();
-    std::FILE* f = std::fopen((dir / "model.tflite").c_str(), "wb");
-    std::fwrite(bytes.data(), 1, bytes.size(), f);
-    std::fclose(f);
-    for (size_t i = 0; i < inputs.size(); ++i)
-        mo::write_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
-    std::printf("%s: %zu bytes\n", dir.c_str(), bytes.size());
-}
 
 // An op output that is also a model output.
 int out(TfliteModelBuilder& m, const std::string& name, std::vector<int32_t> shape, TensorType t = TensorType::FLOAT32) {
@@ -83,7 +72,7 @@ void comparison(const fs::path& dir) {
     m.op(BuiltinOperator::REDUCE_ALL, {r[3], m.constant_i32("all/axis", {1}, {0})}, {out(m, "reduce_all", {1, 3}, TensorType::BOOL)},
          reducer(true));
     // Row 0 has an element equal to b's, row 1 none: SELECT takes row 0 of a and row 1 of -a.
-    save(m, dir, {Tensor::from_vector<float>({1, 2, 3, 4, 5, -1}, {2, 3}), Tensor::from_vector<float>({2, 2, 0}, {3})});
+    save_fixture(m, dir, {Tensor::from_vector<float>({1, 2, 3, 4, 5, -1}, {2, 3}), Tensor::from_vector<float>({2, 2, 0}, {3})});
 }
 
 // SIGN, SQUARE, ROUND (ties), GELU (erf and tanh), RELU_0_TO_1, FLOOR_DIV (float, int32 with
@@ -105,7 +94,7 @@ void math(const fs::path& dir) {
     m.op(BuiltinOperator::ADD_N, {x, y, z}, {out(m, "add_n", {2, 4})});
     m.op(BuiltinOperator::L2_NORMALIZATION, {z}, {out(m, "l2_normalization", {2, 4})});
     m.op(BuiltinOperator::REDUCE_PROD, {x, m.constant_i32("prod/axis", {1}, {1})}, {out(m, "reduce_prod", {2})}, reducer(false));
-    save(m, dir,
+    save_fixture(m, dir,
          {Tensor::from_vector<float>({-2.5f, -0.5f, 0.f, 0.5f, 1.5f, 2.5f, 3.2f, -1.7f}, {2, 4}),
           Tensor::from_vector<float>({2.f, -0.75f, 3.f, 0.25f, -2.f, 1.5f, 1.f, 0.5f}, {2, 4}),
           Tensor::from_vector<int32_t>({7, -7, 7, -8}, {4}), Tensor::from_vector<int32_t>({2, 2, -2, 3}, {4}),
@@ -146,7 +135,7 @@ void tensor(const fs::path& dir) {
          options(BuiltinOptions::UniqueOptions, [](Fb& fb) { return tflite::CreateUniqueOptions(fb, TensorType::INT32); }));
     // Equal values within rows, at the top-2 boundary too: TopK takes the lower index first.
     const std::vector<float> xv{1, 3, 3, 0, 2, 2, 2, 1, 0, -1, 4, 4, -2, 5, -2, 5, 3, 1, 3, 1, 0, 0, 0, 0};
-    save(m, dir,
+    save_fixture(m, dir,
          {Tensor::from_vector<float>(xv, {2, 3, 4}), Tensor::from_vector<float>({1.5f, -2.f, 0.25f}, {3, 1}),
           Tensor::scalar<float>(3.2f), Tensor::from_vector<int32_t>({3, 1, 3, 0, 1}, {5})});
 }
@@ -167,7 +156,7 @@ void scatter_segment(const fs::path& dir) {
     const char* names[] = {"unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min"};
     const int segment_ids = m.constant_i32("unsorted/ids", {5}, {2, 0, 2, 4, 0}), segments = m.constant_i32("unsorted/num", {}, {5});
     for (int k = 0; k < 4; ++k) m.op(unsorted[k], {data, segment_ids, segments}, {out(m, names[k], {5, 2})});
-    save(m, dir,
+    save_fixture(m, dir,
          {Tensor::from_vector<int32_t>({2, 0, 2}, {3}), Tensor::from_vector<float>({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {3, 2}),
           Tensor::from_vector<float>({1.f, -2.f, 3.f, 4.f, -5.f, 6.f, 7.f, 0.5f, 2.f, -1.f}, {5, 2})});
 }
@@ -196,7 +185,7 @@ void spatial(const fs::path& dir) {
     std::vector<float> xv, zv;
     for (int k = 0; k < 80; ++k) xv.push_back(static_cast<float>((k * 7) % 13) / 4.f - 1.f);
     for (int k = 0; k < 24; ++k) zv.push_back(static_cast<float>(k));
-    save(m, dir, {Tensor::from_vector<float>(xv, {1, 4, 4, 5}), Tensor::from_vector<float>(zv, {4, 2, 3, 1})});
+    save_fixture(m, dir, {Tensor::from_vector<float>(xv, {1, 4, 4, 5}), Tensor::from_vector<float>(zv, {4, 2, 3, 1})});
 }
 
 // RFFT2D (the last axis zero-padded from 6 to 8) read by COMPLEX_ABS, REAL and IMAG.
@@ -210,7 +199,7 @@ void fft(const fs::path& dir) {
     m.op(BuiltinOperator::IMAG, {spectrum}, {out(m, "imag", {2, 4, 5})});
     std::vector<float> xv;
     for (int k = 0; k < 48; ++k) xv.push_back(static_cast<float>((k * 11) % 9) - 4.f);
-    save(m, dir, {Tensor::from_vector<float>(xv, {2, 4, 6})});
+    save_fixture(m, dir, {Tensor::from_vector<float>(xv, {2, 4, 6})});
 }
 
 // The weights of one LSTM direction: input weights [4][cell, input], recurrent [4][cell, cell]
@@ -266,7 +255,7 @@ void lstm(const fs::path& dir) {
          }));
     std::vector<float> xv;
     for (int k = 0; k < 18; ++k) xv.push_back(static_cast<float>((k * 5) % 11) / 5.f - 1.f);
-    save(m, dir, {Tensor::from_vector<float>(xv, {2, 3, 3}), Tensor::from_vector<float>(xv, {3, 2, 3})});
+    save_fixture(m, dir, {Tensor::from_vector<float>(xv, {2, 3, 3}), Tensor::from_vector<float>(xv, {3, 2, 3})});
 }
 
 // BUCKETIZE, FAKE_QUANT (a value on a tie of the grid), MATRIX_SET_DIAG (more rows than
@@ -315,7 +304,7 @@ void more(const fs::path& dir) {
     // Box 1 overlaps box 0 with IoU exactly 0.5 (TFLite suppresses at the threshold), box 3 box 2
     // with IoU 0.6; box 4's score is under the threshold. FAKE_QUANT's grid (-1, 2, 4 bits) has
     // steps of 0.2 from -1: 0.5 is a tie (7.5 steps), rounded up.
-    save(m, dir,
+    save_fixture(m, dir,
          {Tensor::from_vector<float>({-1.5f, -1.f, 0.f, 0.25f, 0.5f, 1.25f, 2.f, 3.f}, {2, 4}),
           Tensor::from_vector<float>({0, 0, 2, 2, 0, 0, 2, 1, 5, 5, 6, 7, 5, 5.5f, 6, 7.5f, 0, 0, 1, 1}, {5, 4}),
           Tensor::from_vector<float>({0.9f, 0.8f, 0.7f, 0.6f, 0.05f}, {5}),
@@ -340,7 +329,7 @@ void volume(const fs::path& dir) {
     for (int k = 0; k < 96; ++k) xv.push_back(static_cast<float>((k * 5) % 11) / 4.f - 1.f);
     std::vector<float> ov(12);
     for (int k = 0; k < 12; ++k) ov[static_cast<size_t>(k)] = static_cast<float>(k);
-    save(m, dir,
+    save_fixture(m, dir,
          {Tensor::from_vector<float>(xv, {1, 3, 4, 4, 2}), Tensor::from_vector<float>(ov, {3, 4}),
           Tensor::from_vector<float>({-1, -2, -3, -4}, {2, 2}), Tensor::from_vector<int32_t>({5, -1}, {2})});
 }
@@ -375,7 +364,7 @@ void extra(const fs::path& dir) {
          options(BuiltinOptions::BidirectionalSequenceRNNOptions, [](Fb& fb) {
              return tflite::CreateBidirectionalSequenceRNNOptions(fb, false, tflite::ActivationFunctionType::TANH, true);
          }));
-    save(m, dir,
+    save_fixture(m, dir,
          {Tensor::from_vector<float>({1, 1, -1, -1, 0, 2, -2, 0}, {8}), Tensor::from_vector<float>({2, -2, -2, 2, 3, 0, 0, 0}, {8}),
           Tensor::from_vector<int32_t>({5, 3, 9, 2}, {4}), Tensor::from_vector<float>({0.5f, -1.f, 0.25f, 1.f, 0.f, -0.5f}, {2, 3}),
           Tensor::from_vector<float>({0.5f, -1.f, 1.f, 0.25f, -0.5f, 2.f, 0.75f, 0.f, 1.5f, -1.5f, 0.f, 1.f}, {2, 3, 2})});

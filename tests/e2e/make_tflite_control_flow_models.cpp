@@ -8,21 +8,11 @@
 
 #include "e2e/tflite_control_flow_models.hpp"
 #include "support/write_file.hpp"
-#include "validate/npy.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-void save(const mo::test::TfliteModelBuilder& m, const fs::path& dir, const std::vector<mo::Tensor>& inputs) {
-    fs::create_directories(dir);
-    const auto bytes = m.bytes();
-    mo::test::write_file_atomically((dir / "model.tflite").string(),
-                                    {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
-    for (size_t i = 0; i < inputs.size(); ++i)
-        mo::write_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
-    std::printf("%s: %zu bytes\n", dir.string().c_str(), bytes.size());
-}
 
 mo::Tensor floats(std::vector<float> v, mo::Shape shape) { return mo::Tensor::from_vector<float>(v, shape); }
 
@@ -37,13 +27,13 @@ int main(int argc, char** argv) {
     const auto x = floats({1.5f, -2.f, 0.25f, 3.f, -0.5f, 4.f}, {2, 3});
     const auto y = floats({2.f, 0.5f, -4.f, 1.f, 6.f, -0.25f}, {2, 3});
     for (bool cond : {true, false})
-        save(mo::test::if_select_model(), out / (cond ? "if_select_then" : "if_select_else"),
+        save_fixture(mo::test::if_select_model(), out / (cond ? "if_select_then" : "if_select_else"),
              {mo::Tensor::from_vector<bool>({cond}, {1}), x, y});
     for (bool cond : {true, false})
-        save(mo::test::onnx_tf_if_model(), out / (cond ? "onnx_tf_if_then" : "onnx_tf_if_else"),
+        save_fixture(mo::test::onnx_tf_if_model(), out / (cond ? "onnx_tf_if_then" : "onnx_tf_if_else"),
              {mo::Tensor::from_vector<bool>({cond}, {}), floats({-1.25f}, {1, 1})});
-    save(mo::test::while_countdown_model(), out / "while_countdown",
+    save_fixture(mo::test::while_countdown_model(), out / "while_countdown",
          {mo::Tensor::from_vector<int32_t>({3}, {}), floats({1.f, -2.f}, {2}), floats({0.5f, 1.f}, {2})});
-    save(mo::test::variables_model(), out / "variables", {floats({0.25f, 2.f}, {2})});
+    save_fixture(mo::test::variables_model(), out / "variables", {floats({0.25f, 2.f}, {2})});
     return 0;
 }

@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "support/tflite_model_builder.hpp"
-#include "validate/npy.hpp"
 
 namespace {
 
@@ -92,16 +91,6 @@ std::vector<int32_t> outputs(TfliteModelBuilder& m, const Options& o) {
     return out;
 }
 
-void save(const TfliteModelBuilder& m, const fs::path& dir, const std::vector<mo::Tensor>& inputs) {
-    fs::create_directories(dir);
-    const auto bytes = m.bytes();
-    std::FILE* f = std::fopen((dir / "model.tflite").c_str(), "wb");
-    std::fwrite(bytes.data(), 1, bytes.size(), f);
-    std::fclose(f);
-    for (size_t i = 0; i < inputs.size(); ++i)
-        mo::write_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
-    std::printf("%s: %zu bytes\n", dir.c_str(), bytes.size());
-}
 
 // float32 inputs; `background` puts a background column in front of the class scores.
 void float_model(const fs::path& dir, const Options& o, int32_t encoding_length, bool background, uint32_t seed) {
@@ -117,7 +106,7 @@ void float_model(const fs::path& dir, const Options& o, int32_t encoding_length,
         for (int32_t k = 0; k < encoding_length; ++k) enc.push_back(static_cast<float>(r.uniform(k < 2 ? -3 : -1.5, k < 2 ? 3 : 1.5)));
         for (int32_t k = 0; k < columns; ++k) cls.push_back(static_cast<float>(r.uniform(0, 1)));
     }
-    save(m, dir,
+    save_fixture(m, dir,
          {mo::Tensor::from_vector<float>(enc, {1, kAnchors, encoding_length}),
           mo::Tensor::from_vector<float>(cls, {1, kAnchors, columns})});
 }
@@ -143,7 +132,7 @@ void uint8_model(const fs::path& dir, const Options& o, uint32_t seed) {
         // Scores in steps of 1/256 below 0.75: few values, many ties.
         for (int32_t k = 0; k < columns; ++k) cls.push_back(static_cast<uint8_t>(std::lround(r.uniform(0, 48)) * 4));
     }
-    save(m, dir,
+    save_fixture(m, dir,
          {mo::Tensor::from_vector<uint8_t>(enc, {1, kAnchors, 4}), mo::Tensor::from_vector<uint8_t>(cls, {1, kAnchors, columns})});
 }
 

@@ -14,7 +14,6 @@
 
 #include "support/tflite_model_builder.hpp"
 #include "support/write_file.hpp"
-#include "validate/npy.hpp"
 
 namespace {
 
@@ -139,15 +138,6 @@ mo::Tensor uniform_input(Random& r, mo::Shape shape, double lo, double hi) {
     return mo::Tensor::from_vector<float>(v, shape);
 }
 
-void save(const TfliteModelBuilder& m, const fs::path& dir, const std::vector<mo::Tensor>& inputs) {
-    fs::create_directories(dir);
-    const auto bytes = m.bytes();
-    mo::test::write_file_atomically((dir / "model.tflite").string(),
-                                    {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
-    for (size_t i = 0; i < inputs.size(); ++i)
-        mo::write_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
-    std::printf("%s: %zu bytes\n", dir.string().c_str(), bytes.size());
-}
 
 // Per-tensor uint8 weights (zero point 128) of `shape`, stored values in [lo, hi].
 Weights uint8_weights(TfliteModelBuilder& m, Random& r, const std::string& name, std::vector<int32_t> shape,
@@ -221,7 +211,7 @@ void int8_cnn(const fs::path& dir) {
     m.op(BuiltinOperator::DEQUANTIZE, {dense}, {logits});
     m.output(logits);
     Random data(100);
-    save(m, dir, {uniform_input(data, {1, 8, 8, 3}, -1, 1)});
+    save_fixture(m, dir, {uniform_input(data, {1, 8, 8, 3}, -1, 1)});
 }
 
 // f32 in and out, uint8 per-tensor quantization: CONV_2D (uint8 weights with zero point 128,
@@ -264,7 +254,7 @@ void uint8_ops(const fs::path& dir) {
     m.op(BuiltinOperator::DEQUANTIZE, {joined}, {z});
     m.output(z);
     Random data(200);
-    save(m, dir, {uniform_input(data, {1, 6, 6, 4}, -1, 1)});
+    save_fixture(m, dir, {uniform_input(data, {1, 6, 6, 4}, -1, 1)});
 }
 
 // f32 in and out, 16x8: int16 activations (zero point 0) with int8 weights and int64 biases:
@@ -292,7 +282,7 @@ void int16x8(const fs::path& dir) {
     m.op(BuiltinOperator::DEQUANTIZE, {dense}, {y});
     m.output(y);
     Random data(300);
-    save(m, dir, {uniform_input(data, {1, 6, 6, 3}, -1, 1)});
+    save_fixture(m, dir, {uniform_input(data, {1, 6, 6, 3}, -1, 1)});
 }
 
 // int8 in and out (full-integer interface): CONV_2D (per channel, RELU) -> MAX_POOL_2D -> MEAN
@@ -322,7 +312,7 @@ void int8_io(const fs::path& dir) {
     Random data(400);
     std::vector<int8_t> input(6 * 6 * 4);
     for (int8_t& v : input) v = static_cast<int8_t>(data.integer(-128, 127));
-    save(m, dir, {mo::Tensor::from_vector<int8_t>(input, {1, 6, 6, 4})});
+    save_fixture(m, dir, {mo::Tensor::from_vector<int8_t>(input, {1, 6, 6, 4})});
 }
 
 // A float model whose weights are stored quantized: DEQUANTIZE of int8 per-channel convolution
@@ -345,7 +335,7 @@ void dequantize_weights(const fs::path& dir) {
     m.op(BuiltinOperator::FULLY_CONNECTED, {c, w2f, -1}, {y}, fully_connected());
     m.output(y);
     Random data(500);
-    save(m, dir, {uniform_input(data, {1, 5, 5, 2}, -1, 1)});
+    save_fixture(m, dir, {uniform_input(data, {1, 5, 5, 2}, -1, 1)});
 }
 
 // uint8 in and out, the form of Coral's quantized SSD MobileNet v2 (its first inverted residual
@@ -376,7 +366,7 @@ void uint8_requantize(const fs::path& dir) {
     Random data(600);
     std::vector<uint8_t> image(10 * 10 * 3);
     for (uint8_t& v : image) v = static_cast<uint8_t>(data.integer(0, 255));
-    save(m, dir, {mo::Tensor::from_vector<uint8_t>(image, {1, 10, 10, 3})});
+    save_fixture(m, dir, {mo::Tensor::from_vector<uint8_t>(image, {1, 10, 10, 3})});
 }
 
 }  // namespace

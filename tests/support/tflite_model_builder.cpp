@@ -1,6 +1,8 @@
 #include "support/tflite_model_builder.hpp"
 #include "support/write_file.hpp"
+#include "validate/npy.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -151,6 +153,14 @@ std::string TfliteModelBuilder::save(const std::string& file_name) const {
     const auto b = bytes();
     write_file_atomically(path, {reinterpret_cast<const char*>(b.data()), b.size()});
     return path;
+}
+
+void save_fixture(const TfliteModelBuilder& m, const std::filesystem::path& dir, const std::vector<Tensor>& inputs) {
+    std::filesystem::create_directories(dir);
+    const auto bytes = m.bytes();
+    write_file_atomically((dir / "model.tflite").string(), {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+    for (size_t i = 0; i < inputs.size(); ++i) write_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
+    std::printf("%s: %zu bytes\n", dir.string().c_str(), bytes.size());
 }
 
 }  // namespace mo::test

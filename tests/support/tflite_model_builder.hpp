@@ -7,11 +7,13 @@
 //   m.output(y);  m.save(path);
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/tensor.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
 
 namespace mo::test {
@@ -96,5 +98,9 @@ private:
     std::vector<SubgraphDef> subgraphs_{SubgraphDef{"main", {}, {}, {}, {}}};
     size_t current_ = 0;
 };
+
+// A fixture directory for the generators in tests/e2e: dir/model.tflite and the model's inputs as
+// dir/input_<i>.npy (the reference script runs TFLite on them).
+void save_fixture(const TfliteModelBuilder& m, const std::filesystem::path& dir, const std::vector<Tensor>& inputs);
 
 }  // namespace mo::test

@@ -45,6 +45,7 @@ ConfigEntry 176 file@0 index@32 id@40 match_kind@72 instances@104 inputs@120 out
 SubgraphMatch 104 instance@0 nodes@32 inputs@56 outputs@80
 Pattern::NodeSpec 88 name@0 types@32 predicates@56 commutative@80 any_output@81
 Pattern::EdgeSpec 32 from@0 to@8 out_port@16 in_port@24
+detail::NodeCore 24 graph@0 id@8 op@16
 Node 8
 OutPort 16
 InPort 16
@@ -233,6 +234,11 @@ std::string layout_text() {
     MO_ABI_FIELD(Pattern::EdgeSpec, to);
     MO_ABI_FIELD(Pattern::EdgeSpec, out_port);
     MO_ABI_FIELD(Pattern::EdgeSpec, in_port);
+    // Node's inline accessors (graph(), id(), op()) read these in the plugin's code.
+    MO_ABI_TYPE(detail::NodeCore);
+    MO_ABI_FIELD(detail::NodeCore, graph);
+    MO_ABI_FIELD(detail::NodeCore, id);
+    MO_ABI_FIELD(detail::NodeCore, op);
     // Classes whose fields are private: their size.
     MO_ABI_TYPE(Node);
     MO_ABI_TYPE(OutPort);

@@ -139,14 +139,24 @@ std::vector<Tensor> eval_mvn(const Node& n, const std::vector<Tensor>& inputs) {
     });
 }
 
-// LRN's and NormalizeL2's input 1 (axes), when constant, names axes of the data.
-void check_constant_axes(InferContext& c, const PartialShape& data) {
-    const Tensor* v = c.in_value(1);
-    if (!v || !data.rank_is_static()) return;
-    const auto rank = static_cast<int64_t>(data.rank());
-    for (int64_t axis : v->to_i64())
-        if (axis < -rank || axis >= rank)
-            c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+// LRN's and NormalizeL2's inputs: floating-point data, and integer axes (1-D, or also a scalar
+// for NormalizeL2) that, when constant, name axes of the data. The output is the data's type and
+// shape.
+void infer_data_and_axes(InferContext& c, bool scalar_axes) {
+    const ElementType t = c.in_type(0);
+    if (t != ElementType::dynamic && !is_float(t)) c.fail("data must be of a floating-point type");
+    if (c.in_type(1) != ElementType::dynamic && !is_integral(c.in_type(1))) c.fail("axes must be an integer tensor");
+    const PartialShape& data = c.in_shape(0);
+    const PartialShape& axes = c.in_shape(1);
+    if (scalar_axes && axes.rank_is_static() && axes.rank() > 1) c.fail("axes must be a scalar or 1D");
+    if (!scalar_axes && axes.rank_is_static() && axes.rank() != 1) c.fail("axes must be 1D");
+    if (const Tensor* v = c.in_value(1); v && data.rank_is_static()) {
+        const auto rank = static_cast<int64_t>(data.rank());
+        for (int64_t axis : v->to_i64())
+            if (axis < -rank || axis >= rank)
+                c.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    c.set_output(0, t, data);
 }
 
 // LRN-1: x / (bias + alpha / size^len(axes) * sum of x^2 over a window)^beta. The window spans
@@ -154,14 +164,7 @@ void check_constant_axes(InferContext& c, const PartialShape& data) {
 // reference; for even sizes the spec's text differs from it, so the ONNX extractor refuses them).
 void infer_lrn(InferContext& c) {
     if (c.attr<int64_t>("size") <= 0) c.fail("size must be positive");
-    ElementType t = c.in_type(0);
-    if (t != ElementType::dynamic && !is_float(t)) c.fail("data must be of a floating-point type");
-    if (c.in_type(1) != ElementType::dynamic && !is_integral(c.in_type(1))) c.fail("axes must be an integer tensor");
-    const PartialShape& data = c.in_shape(0);
-    const PartialShape& axes = c.in_shape(1);
-    if (axes.rank_is_static() && axes.rank() != 1) c.fail("axes must be 1D");
-    check_constant_axes(c, data);
-    c.set_output(0, t, data);
+    infer_data_and_axes(c, false);
 }
 
 std::vector<Tensor> eval_lrn(const Node& n, const std::vector<Tensor>& inputs) {
@@ -229,13 +232,7 @@ std::vector<Tensor> eval_lrn(const Node& n, const std::vector<Tensor>& inputs) {
 void infer_normalize_l2(InferContext& c) {
     const std::string mode = c.attr<std::string>("eps_mode");
     if (mode != "add" && mode != "max") c.fail("unknown eps_mode '" + mode + "'", "use add or max");
-    ElementType t = c.in_type(0);
-    if (t != ElementType::dynamic && !is_float(t)) c.fail("data must be of a floating-point type");
-    if (c.in_type(1) != ElementType::dynamic && !is_integral(c.in_type(1))) c.fail("axes must be an integer tensor");
-    const PartialShape& data = c.in_shape(0);
-    if (c.in_shape(1).rank_is_static() && c.in_shape(1).rank() > 1) c.fail("axes must be a scalar or 1D");
-    check_constant_axes(c, data);
-    c.set_output(0, t, data);
+    infer_data_and_axes(c, true);
 }
 
 std::vector<Tensor> eval_normalize_l2(const Node& n, const std::vector<Tensor>& inputs) {

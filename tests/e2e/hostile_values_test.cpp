@@ -14,7 +14,6 @@
 #include "core/infer.hpp"
 #include "emit/ir_test_util.hpp"
 #include "extractors/onnx_test_support.hpp"
-#include "loaders/ir/ir_reader.hpp"
 #include "support/op_test_util.hpp"
 #include "driver/convert.hpp"
 
@@ -27,10 +26,7 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 // Converts `m` into a scratch directory: the IR read back.
 std::unique_ptr<Graph> convert_model(const test::OnnxModelBuilder& m, const std::string& name) {
     test::ScratchDir out{name};
-    ConversionOptions o;
-    o.input_model = m.save(name + ".onnx");
-    o.output_dir = out.path().string();
-    return read_ir(convert(o).xml_path, test::builtin_ops());
+    return test::convert_to_ir(m.save(name + ".onnx"), out, true);  // mo's default flags
 }
 
 void expect_refused(const test::OnnxModelBuilder& m, const std::string& name, std::initializer_list<const char*> fragments) {

@@ -27,11 +27,7 @@ const fs::path kData = fs::path(MO_SOURCE_DIR) / "tests/e2e/data/tflite_control_
 
 std::unique_ptr<Graph> converted_path(const std::string& path) {
     test::ScratchDir dir{"tflite_control_flow_ir"};
-    ConversionOptions o;
-    o.input_model = path;
-    o.output_dir = dir.path().string();
-    o.compress_to_fp16 = false;
-    return read_ir(convert(o).xml_path, test::builtin_ops());
+    return test::convert_to_ir(path, dir, false);
 }
 
 std::unique_ptr<Graph> converted(const test::TfliteModelBuilder& m, const std::string& file) {

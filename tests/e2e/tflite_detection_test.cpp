@@ -24,9 +24,7 @@
 
 #include "core/evaluator.hpp"
 #include "emit/ir_test_util.hpp"
-#include "loaders/ir/ir_reader.hpp"
 #include "loaders/tflite/tflite_schema_generated.h"
-#include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/run_command.hpp"
 #include "support/tflite_model_builder.hpp"
@@ -75,14 +73,6 @@ double expect_same_detections(const std::vector<Tensor>& got, const std::vector<
     }
     EXPECT_LE(worst, 1e-3) << what << ": boxes";
     return worst;
-}
-
-std::unique_ptr<Graph> convert_to_ir(const std::string& model, const test::ScratchDir& out, bool f16) {
-    ConversionOptions o;
-    o.input_model = model;
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = f16;
-    return read_ir(convert(o).xml_path, test::builtin_ops());
 }
 
 std::vector<Tensor> npys(const fs::path& dir, const std::string& prefix, size_t from, size_t count) {

@@ -9,6 +9,10 @@
 #include <map>
 #include <sstream>
 
+#include "driver/convert.hpp"
+#include "loaders/ir/ir_reader.hpp"
+#include "support/graph_builder.hpp"
+
 namespace mo::test {
 
 ScratchDir::ScratchDir(const std::string& tag) {
@@ -130,6 +134,14 @@ void infer_all(Graph& g) {
         InferContext c(n);
         if (n.op().infer) n.op().infer(c);
     }
+}
+
+std::unique_ptr<Graph> convert_to_ir(const std::string& model, const ScratchDir& out, bool compress_to_fp16) {
+    ConversionOptions o;
+    o.input_model = model;
+    o.output_dir = out.path().string();
+    o.compress_to_fp16 = compress_to_fp16;
+    return read_ir(convert(o).xml_path, builtin_ops());
 }
 
 }  // namespace mo::test

@@ -1,8 +1,9 @@
 // Helpers shared by the emitter and end-to-end tests: scratch directories, file contents,
-// and a canonical text form of XML elements for structural comparison.
+// a canonical text form of XML elements for structural comparison, and a conversion read back.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,8 @@ std::vector<std::string> edge_problems(const pugi::xml_document& doc);
 std::string const_bytes(const pugi::xml_node& layer, const std::string& bin);
 // Runs every node's shape inference in topological order.
 void infer_all(Graph& g);
+// Converts the model file with mo's library into `out` and reads the written IR back with the
+// built-in ops.
+std::unique_ptr<Graph> convert_to_ir(const std::string& model, const ScratchDir& out, bool compress_to_fp16);
 
 }  // namespace mo::test

@@ -5,11 +5,8 @@
 #include <cmath>
 
 #include "core/evaluator.hpp"
-#include "driver/convert.hpp"
 #include "emit/ir_test_util.hpp"
-#include "loaders/ir/ir_reader.hpp"
 #include "loaders/tf/tf_graph.pb.h"
-#include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/tf_graph_builder.hpp"
 
@@ -43,11 +40,7 @@ TEST(TfExtractors, GatherSplitArgMaxDepthToSpaceFloorDivSelectGatherNdCast) {
     (*cast.mutable_attr())["DstT"].set_type(mo_tf::DT_INT32);
     const std::string path = save(g, "ops.pb");
     test::ScratchDir out{"tf_ops"};
-    ConversionOptions o;
-    o.input_model = path;
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = false;
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = test::convert_to_ir(path, out, false);
     auto r = evaluate(*ir, {Tensor::from_vector<float>({0, 1, 2, 3, 4, 5, 6, 7}, {1, 1, 2, 4})});
     ASSERT_EQ(r.size(), 7u);  // the graph's sinks, in graph order: floordiv feeds cast, greater feeds select
     EXPECT_EQ(r[0].to_f64(), (std::vector<double>{3, 0, 7, 4}));                    // channels 3, 0
@@ -72,10 +65,7 @@ TEST(TfExtractors, Conv2DBackpropInputIsTheTransposedConvolution) {
     set_s(t, "padding", "SAME");
     set_ints(t, "strides", {1, 2, 2, 1});
     test::ScratchDir out{"tf_deconv"};
-    ConversionOptions o;
-    o.input_model = save(g, "deconv.pb");
-    o.output_dir = out.path().string();
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = test::convert_to_ir(save(g, "deconv.pb"), out, true);  // mo's default flags
     auto r = evaluate(*ir, {Tensor::from_vector<float>({1, 1, 1, 1}, {1, 2, 2, 1})});
     EXPECT_EQ(r.at(0).to_f64(), (std::vector<double>{1, 1, 2, 1, 1, 1, 2, 1, 2, 2, 4, 2, 1, 1, 2, 1}));
 }
@@ -97,11 +87,7 @@ TEST(TfExtractors, NonMaxSuppressionV5SelectsInScoreOrder) {
     node(g, "kept_scores", "Identity", {"nms:1"});
     node(g, "count", "Identity", {"nms:2"});
     test::ScratchDir out{"tf_nms"};
-    ConversionOptions o;
-    o.input_model = save(g, "nms.pb");
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = false;  // the constant scores would be rounded to f16
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = test::convert_to_ir(save(g, "nms.pb"), out, false);  // the constant scores would be rounded to f16
     auto r = evaluate(*ir, {Tensor::from_vector<float>({0, 0, 1, 1, 0, 0, 1, .9f, 0, 2, 1, 3}, {3, 4})});
     ASSERT_EQ(r.size(), 3u);
     EXPECT_EQ(r[0].type(), ElementType::i32);

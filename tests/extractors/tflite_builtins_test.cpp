@@ -12,8 +12,6 @@
 
 #include "core/evaluator.hpp"
 #include "emit/ir_test_util.hpp"
-#include "loaders/ir/ir_reader.hpp"
-#include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/run_command.hpp"
 #include "support/tflite_model_builder.hpp"
@@ -28,14 +26,6 @@ using tflite::BuiltinOperator;
 using tflite::TensorType;
 
 const fs::path kData = fs::path(MO_SOURCE_DIR) / "tests/e2e/data/tflite_builtins";
-
-std::unique_ptr<Graph> convert_to_ir(const std::string& model, const test::ScratchDir& out, bool f16) {
-    ConversionOptions o;
-    o.input_model = model;
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = f16;
-    return read_ir(convert(o).xml_path, test::builtin_ops());
-}
 
 class TfliteBuiltins : public ::testing::TestWithParam<std::string> {};
 

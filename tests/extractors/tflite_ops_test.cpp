@@ -19,11 +19,7 @@ using Options = std::pair<tflite::BuiltinOptions, flatbuffers::Offset<void>>;
 // `m` saved as `file` and converted, f32 weights unless `f16`: the IR read back.
 std::unique_ptr<Graph> converted(const test::TfliteModelBuilder& m, const std::string& file, bool f16 = false) {
     test::ScratchDir dir{"tflite_ops_ir"};
-    ConversionOptions o;
-    o.input_model = m.save(file);
-    o.output_dir = dir.path().string();
-    o.compress_to_fp16 = f16;
-    return read_ir(convert(o).xml_path, test::builtin_ops());
+    return test::convert_to_ir(m.save(file), dir, f16);
 }
 
 // x[0, h, w, c], h, w < 2, c < 4: distinct values with no order along any axis.
@@ -65,11 +61,7 @@ TEST(TfliteOps, SlicingSplittingGatheringAndRearranging) {
     const std::string path = m.save("ops.tflite");
 
     test::ScratchDir out{"tflite_ops"};
-    ConversionOptions o;
-    o.input_model = path;
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = false;
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = test::convert_to_ir(path, out, false);
     std::vector<float> input;
     for (int h = 0; h < 2; ++h)
         for (int w = 0; w < 2; ++w)
@@ -246,10 +238,7 @@ TEST(TfliteOps, UnpackPackAndConcatenationCheckTheirCounts) {
     expect_conversion_error(m, {"node 'argmax' (ARG_MAX", "output_type is 6; it must be INT32 (2) or INT64 (4)"});
     // A good UNPACK.
     test::ScratchDir dir{"tflite_unpack"};
-    ConversionOptions o;
-    o.input_model = unpack_model(3, 3).save("unpack.tflite");
-    o.output_dir = dir.path().string();
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = test::convert_to_ir(unpack_model(3, 3).save("unpack.tflite"), dir, true);  // mo's default flags
     auto r = evaluate(*ir, {Tensor::from_vector<float>(test::iota(12, 0), {3, 4})});
     ASSERT_EQ(r.size(), 3u);
     EXPECT_EQ(r[1].to_f64(), (std::vector<double>{4, 5, 6, 7}));
@@ -383,10 +372,7 @@ TEST(TfliteOps, TransposeConvSameAndValid) {
              });
         m.output(y);
         test::ScratchDir dir{"transpose_conv"};
-        ConversionOptions o;
-        o.input_model = m.save("transpose_conv.tflite");
-        o.output_dir = dir.path().string();
-        auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+        auto ir = test::convert_to_ir(m.save("transpose_conv.tflite"), dir, true);  // mo's default flags
         auto r = evaluate(*ir, {Tensor::from_vector<float>({1, 1, 1, 1}, {1, 2, 2, 1})});
         EXPECT_EQ(r.at(0).shape(), (Shape{1, out, out, 1}));
         EXPECT_EQ(r.at(0).to_f64(), transposed_ones(out, 0)) << (same ? "SAME" : "VALID");

@@ -3,11 +3,7 @@
 #include <fstream>
 
 #include "core/evaluator.hpp"
-#include "driver/convert.hpp"
 #include "emit/ir_test_util.hpp"
-#include "loaders/ir/ir_reader.hpp"
-#include "support/graph_builder.hpp"
-#include "support/op_test_util.hpp"
 
 namespace mo::test::tf {
 
@@ -76,11 +72,7 @@ std::string save(const mo_tf::GraphDef& g, const std::string& name) {
 
 std::vector<double> run(const std::string& path, size_t output, int* transposes) {
     test::ScratchDir out{"tf"};
-    ConversionOptions o;
-    o.input_model = path;
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = false;
-    auto ir = read_ir(convert(o).xml_path, test::builtin_ops());
+    auto ir = convert_to_ir(path, out, false);
     if (transposes) {
         *transposes = 0;
         for (const Node& n : ir->nodes()) *transposes += n.is("Transpose");
@@ -99,11 +91,7 @@ mo_tf::NodeDef& placeholder(mo_tf::GraphDef& g, const std::string& name, std::ve
 // Converts `g` (saved as `name`) and evaluates the IR on `inputs`.
 std::vector<Tensor> convert_and_evaluate(const mo_tf::GraphDef& g, const std::string& name, std::vector<Tensor> inputs) {
     test::ScratchDir out{"tf"};
-    ConversionOptions o;
-    o.input_model = save(g, name);
-    o.output_dir = out.path().string();
-    o.compress_to_fp16 = false;
-    return evaluate(*read_ir(convert(o).xml_path, test::builtin_ops()), std::move(inputs));
+    return evaluate(*convert_to_ir(save(g, name), out, false), std::move(inputs));
 }
 
 }  // namespace mo::test::tf

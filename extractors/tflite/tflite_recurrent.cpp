@@ -94,6 +94,17 @@ void unidirectional(ExtractContext& c) {
     c.set_output(0, batch_major(c, "", y, time_major));
 }
 
+// A bidirectional op's outputs: forward and backward, or both concatenated along the last axis
+// (merge_outputs), in the model's time_major order.
+void bidirectional_outputs(ExtractContext& c, const OutPort& fw, const OutPort& bw, bool time_major) {
+    if (c.i("merge_outputs", 0)) {
+        c.set_output(0, batch_major(c, "", c.op("Concat", "merged", {fw, bw}, {{"axis", int64_t{2}}}), time_major));
+        return;
+    }
+    c.set_output(0, batch_major(c, "forward_output", fw, time_major));
+    c.set_output(1, batch_major(c, "backward_output", bw, time_major));
+}
+
 // Inputs: x, forward 1-17, backward 18-34, forward states 35-36, backward states 37-38, auxiliary
 // input 39 and its weights 40-47. Outputs: forward and backward, or both concatenated
 // (merge_outputs) along the last axis.
@@ -104,12 +115,7 @@ void bidirectional(ExtractContext& c) {
     const OutPort x = batch_major(c, "batch_major", c.input(0), time_major);
     const OutPort fw = lstm(c, "forward", x, {1, 5, 9, 12, 16, 35, 36}, "forward");
     const OutPort bw = lstm(c, "backward", x, {18, 22, 26, 29, 33, 37, 38}, "reverse");
-    if (c.i("merge_outputs", 0)) {
-        c.set_output(0, batch_major(c, "", c.op("Concat", "merged", {fw, bw}, {{"axis", int64_t{2}}}), time_major));
-        return;
-    }
-    c.set_output(0, batch_major(c, "forward_output", fw, time_major));
-    c.set_output(1, batch_major(c, "backward_output", bw, time_major));
+    bidirectional_outputs(c, fw, bw, time_major);
 }
 
 // RNN(x [B, I], weights [U, I], recurrent [U, U], bias [U], hidden state [B, U]): one step.
@@ -153,12 +159,7 @@ void bidirectional_rnn(ExtractContext& c) {
     const bool time_major = c.i("time_major", 0) != 0;
     const OutPort x = batch_major(c, "batch_major", c.input(0), time_major);
     const OutPort fw = rnn_sequence(c, "forward", x, 1, "forward"), bw = rnn_sequence(c, "backward", x, 5, "reverse");
-    if (c.i("merge_outputs", 0)) {
-        c.set_output(0, batch_major(c, "", c.op("Concat", "merged", {fw, bw}, {{"axis", int64_t{2}}}), time_major));
-        return;
-    }
-    c.set_output(0, batch_major(c, "forward_output", fw, time_major));
-    c.set_output(1, batch_major(c, "backward_output", bw, time_major));
+    bidirectional_outputs(c, fw, bw, time_major);
 }
 
 // LSTM (one step of the full kernel): x [B, I] as a sequence of one step. Its outputs 1 and 2

@@ -8,24 +8,17 @@ set(MO_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mo)
 # Must stay <libdir of libmo>/mo/plugins: installed_plugin_dir() derives it from libmo's path.
 set(MO_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/mo/plugins)
 
-# The plugin API: these headers and nothing else of the tree.
-set(MO_PUBLIC_HEADERS
-  core/api.hpp core/attributes.hpp core/element_type.hpp core/error.hpp core/eval_budget.hpp core/float16.hpp
-  core/framework_attributes.hpp core/graph.hpp core/log.hpp core/mapped_file.hpp core/op_schema.hpp
-  core/options.hpp core/shape.hpp core/subgraph.hpp core/tensor.hpp
-  extractors/extract_context.hpp extractors/extractor_registry.hpp
-  loaders/loader_registry.hpp
-  transforms/configured.hpp transforms/pattern.hpp transforms/registry.hpp transforms/transformation.hpp)
+# The plugin API (cmake/public_headers.cmake) under include/mo/.
 foreach(header ${MO_PUBLIC_HEADERS})
   get_filename_component(dir ${header} DIRECTORY)
   install(FILES ${header} DESTINATION ${MO_INSTALL_INCLUDEDIR}/${dir})
 endforeach()
-install(FILES include/mo/plugin.hpp DESTINATION ${MO_INSTALL_INCLUDEDIR}/mo)
+install(FILES include/mo/plugin.hpp DESTINATION ${MO_INSTALL_INCLUDEDIR})
 
 install(TARGETS mo mo-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mo_shared EXPORT moTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${MO_INSTALL_INCLUDEDIR})
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY DESTINATION ${MO_INSTALL_PLUGINDIR})
 # Transformations configs shipped with mo (configs/ssd.json, ...).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mo/configs)

@@ -9,9 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/element_type.hpp"
-#include "core/shape.hpp"
+#include "api.hpp"
+#include "element_type.hpp"
+#include "shape.hpp"
 
 namespace mo {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/api.hpp"
+#include "api.hpp"
 
 namespace mo {
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/api.hpp"
+#include "api.hpp"
 
 namespace mo {
 

@@ -12,8 +12,8 @@
 #include <initializer_list>
 #include <span>
 
-#include "core/api.hpp"
-#include "core/element_type.hpp"
+#include "api.hpp"
+#include "element_type.hpp"
 
 namespace mo {
 

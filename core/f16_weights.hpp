@@ -9,10 +9,11 @@
 #include <functional>
 
 #include "core/tensor.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
-class MO_API F16Weights final : public DerivedBuffer {
+class MO_TOOL_API F16Weights final : public DerivedBuffer {
 public:
     // `source`: an f32 tensor. `known_to_fit`: the caller has checked every value.
     F16Weights(Tensor source, bool known_to_fit);
@@ -41,7 +42,7 @@ private:
 // tensor `t` until it returns false. Weights in the model file are read with pread into a
 // per-thread scratch window rather than through the mapping: no page faults, and the resident
 // set does not grow with them.
-MO_API void for_each_f32_window(const Tensor& t, size_t first, size_t n,
+MO_TOOL_API void for_each_f32_window(const Tensor& t, size_t first, size_t n,
                                 const std::function<bool(const float*, size_t, size_t)>& fn);
 
 }  // namespace mo

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/api.hpp"
+#include "api.hpp"
 
 namespace mo {
 

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/tensor.hpp"
+#include "api.hpp"
+#include "tensor.hpp"
 
 namespace mo {
 

@@ -12,13 +12,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/attributes.hpp"
-#include "core/error.hpp"
-#include "core/framework_attributes.hpp"
-#include "core/op_schema.hpp"
-#include "core/subgraph.hpp"
-#include "core/tensor.hpp"
+#include "api.hpp"
+#include "attributes.hpp"
+#include "error.hpp"
+#include "framework_attributes.hpp"
+#include "op_schema.hpp"
+#include "subgraph.hpp"
+#include "tensor.hpp"
 
 namespace mo {
 

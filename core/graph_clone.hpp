@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "core/api.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -15,6 +15,6 @@ namespace mo {
 // Nodes are created in src's id order, so every order derived from ids (topological order,
 // emitted layer ids, names of nodes made later) is the same in the clone. Values are shared,
 // not copied: tensors are immutable.
-MO_API std::unique_ptr<Graph> clone_graph(const Graph& src);
+MO_TOOL_API std::unique_ptr<Graph> clone_graph(const Graph& src);
 
 }  // namespace mo

@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "core/api.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -23,7 +23,7 @@ struct GraphCopy {
 // `bound` are not copied: their uses read the bound port. With `results` false, Results are not
 // copied either. Copied Parameters and Results are appended to dst's parameters() / results() in
 // src's order. Tensor names are not copied (they belong to the source).
-MO_API GraphCopy copy_graph(const Graph& src, Graph& dst, const std::string& prefix,
+MO_TOOL_API GraphCopy copy_graph(const Graph& src, Graph& dst, const std::string& prefix,
                             std::map<uint64_t, OutPort> bound = {}, bool results = true);
 
 }  // namespace mo

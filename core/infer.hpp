@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "core/api.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -20,12 +20,12 @@ inline constexpr int64_t kMaxFoldedOperations = int64_t{1} << 30;
 
 // Throws mo::Error when `node` has fewer inputs than its op needs, or a required one is not
 // connected: op.infer and op.eval may then assume the required inputs are there.
-MO_API void check_required_inputs(const Node& node);
+MO_TOOL_API void check_required_inputs(const Node& node);
 
 // Checks that an evaluation of `n` returned what its inference promised: one tensor per output,
 // of the inferred element type and of a shape that fits the inferred one. A plugin op's failure
 // is the plugin's error (mo::Error naming it); a built-in's is an internal error.
-MO_API void check_eval_outputs(const Node& n, const std::vector<Tensor>& outputs);
+MO_TOOL_API void check_eval_outputs(const Node& n, const std::vector<Tensor>& outputs);
 
 // out(j).{type, shape} := op.infer(inputs); out(j).value := op.eval(input values) when every
 // connected input has a known value (never for Parameters, nor for decompression Converts, nor
@@ -33,9 +33,9 @@ MO_API void check_eval_outputs(const Node& n, const std::vector<Tensor>& outputs
 // an output above the graph's max_constant_bytes, nor when the eval needs more work than an EvalBudget of
 // kMaxFoldedOperations and kMaxFoldedIterations allows).
 // An eval that throws mo::Error leaves the node unfolded. Returns whether an output changed.
-MO_API bool infer_node(Node node);
+MO_TOOL_API bool infer_node(Node node);
 
 // infer_node on every node in topological order.
-MO_API void infer_graph(Graph& graph);
+MO_TOOL_API void infer_graph(Graph& graph);
 
 }  // namespace mo

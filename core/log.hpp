@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/api.hpp"
-#include "core/error.hpp"
+#include "api.hpp"
+#include "error.hpp"
 
 namespace mo {
 

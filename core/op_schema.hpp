@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/attributes.hpp"
-#include "core/tensor.hpp"
+#include "api.hpp"
+#include "attributes.hpp"
+#include "tensor.hpp"
 
 namespace mo {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/element_type.hpp"
-#include "core/shape.hpp"
+#include "element_type.hpp"
+#include "shape.hpp"
 
 namespace mo {
 

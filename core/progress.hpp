@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "core/api.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
-class MO_API Progress {
+class MO_TOOL_API Progress {
 public:
     // Starts timing from now; forgets earlier phases.
     static void start();

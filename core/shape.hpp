@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
+#include "api.hpp"
 
 namespace mo {
 

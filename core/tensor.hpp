@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/element_type.hpp"
-#include "core/mapped_file.hpp"
-#include "core/shape.hpp"
+#include "api.hpp"
+#include "element_type.hpp"
+#include "mapped_file.hpp"
+#include "shape.hpp"
 
 namespace mo {
 

@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/options.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
 // A bad command line (exit code 2), as opposed to a bad model (exit code 1).
-class MO_API UsageError : public Error {
+class MO_TOOL_API UsageError : public Error {
 public:
     using Error::Error;
 };
@@ -35,8 +35,8 @@ struct CliRequest {
 };
 
 // `args` excludes the program name. Throws UsageError.
-MO_API CliRequest parse_command_line(const std::vector<std::string>& args);
-MO_API std::string usage_text();
+MO_TOOL_API CliRequest parse_command_line(const std::vector<std::string>& args);
+MO_TOOL_API std::string usage_text();
 
 // "[1,3,224,224],[1,10]" -> one shape per bracket group ("(..)" also accepted).
 std::vector<PartialShape> parse_shape_list(const std::string& text);

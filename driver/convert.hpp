@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/api.hpp"
 #include "core/options.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -18,15 +18,15 @@ struct ConversionResult {
     int onnx_opset = 0;
 };
 
-MO_API ConversionResult convert(const ConversionOptions& options);
+MO_TOOL_API ConversionResult convert(const ConversionOptions& options);
 
 // `mo --list_transformations`: the registry in run order after plugins, environment switches
 // and --transformations_config, one tab-separated line each: id, phase, enabled, origin.
-MO_API std::string list_transformations(const ConversionOptions& options);
+MO_TOOL_API std::string list_transformations(const ConversionOptions& options);
 
 // `mo --list_ops`: every op schema after plugins (built-in and plugin ones, a plugin's named), as
 // a Markdown table sorted by type: IR spelling, opset, input and output counts, and each
 // attribute's IR name, kind and default. docs/ops.md holds the built-in table.
-MO_API std::string list_ops(const ConversionOptions& options);
+MO_TOOL_API std::string list_ops(const ConversionOptions& options);
 
 }  // namespace mo

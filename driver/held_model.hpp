@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
 #include "core/evaluator.hpp"
 #include "core/graph.hpp"
 #include "core/options.hpp"
+#include "core/tool_api.hpp"
 #include "driver/convert.hpp"
 #include "driver/pipeline.hpp"
 #include "validate/compare.hpp"
@@ -34,7 +34,7 @@ struct ModelValidation {
     std::string text;  // one line per output (format_comparison)
 };
 
-class MO_API HeldModel {
+class MO_TOOL_API HeldModel {
 public:
     // Converts as convert() does, writing nothing: checks, plugins, load, extraction and every
     // transformation except CompressFloatConstantsToF16 (whose turn comes in save()).

@@ -7,16 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
 #include "core/options.hpp"
+#include "core/tool_api.hpp"
 #include "driver/plugin_loader.hpp"
 
 namespace mo {
 
 // Registers everything mo has built in, through the registries a plugin also receives.
-MO_API void register_builtins(Registries& r);
+MO_TOOL_API void register_builtins(Registries& r);
 
-class MO_API Pipeline {
+class MO_TOOL_API Pipeline {
 public:
     // Built-ins and plugins (options.extensions, MO_PLUGIN_PATH, the installed directory).
     // Throws mo::Error for a plugin that cannot be loaded or clashes.

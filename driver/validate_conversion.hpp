@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/api.hpp"
 #include "core/options.hpp"
+#include "core/tool_api.hpp"
 #include "driver/cli.hpp"
 #include "driver/convert.hpp"
 #include "validate/compare.hpp"
@@ -23,8 +23,8 @@ struct ConversionValidation {
 // 1.9e-4 on logits up to 6.9); an f16-compressed IR atol 5e-2 / rtol
 // 5e-2, since f16 weights change the outputs by design (this bound catches structural errors,
 // not f16 rounding). Throws mo::Error for unreadable files or mismatched counts.
-MO_API Tolerance validation_tolerance(const ConversionOptions& options);
-MO_API ConversionValidation validate_conversion(const ConversionOptions& options, const ConversionResult& result,
+MO_TOOL_API Tolerance validation_tolerance(const ConversionOptions& options);
+MO_TOOL_API ConversionValidation validate_conversion(const ConversionOptions& options, const ConversionResult& result,
                                          const ValidationRequest& request);
 
 }  // namespace mo

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/api.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -34,9 +34,9 @@ private:
 // Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the temporaries being
 // written, then let the signal end the process as it would have: interrupting mo leaves
 // neither a half-written file nor a temporary (an existing IR of the same name stays as it was).
-MO_API void remove_staged_files_on_signals();
+MO_TOOL_API void remove_staged_files_on_signals();
 // The same for those of the four whose action is still the default: what mo installs when it is
 // a library inside another program (the Python module), leaving that program's handlers alone.
-MO_API void remove_staged_files_on_default_signals();
+MO_TOOL_API void remove_staged_files_on_default_signals();
 
 }  // namespace mo

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
-#include "extractors/extractor_registry.hpp"
+#include "../core/api.hpp"
+#include "../core/graph.hpp"
+#include "extractor_registry.hpp"
 
 namespace mo {
 

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
+#include "../core/api.hpp"
+#include "../core/graph.hpp"
 
 namespace mo {
 

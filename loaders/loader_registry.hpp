@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
-#include "core/options.hpp"
+#include "../core/api.hpp"
+#include "../core/graph.hpp"
+#include "../core/options.hpp"
 
 namespace mo {
 

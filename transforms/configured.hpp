@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
-#include "transforms/transformation.hpp"
+#include "../core/api.hpp"
+#include "../core/graph.hpp"
+#include "transformation.hpp"
 
 namespace mo {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
-#include "transforms/transformation.hpp"
+#include "../core/api.hpp"
+#include "../core/graph.hpp"
+#include "transformation.hpp"
 
 namespace mo {
 

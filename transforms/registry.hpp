@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/op_schema.hpp"
-#include "transforms/transformation.hpp"
+#include "../core/api.hpp"
+#include "../core/op_schema.hpp"
+#include "transformation.hpp"
 
 namespace mo {
 

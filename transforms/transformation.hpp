@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
-#include "core/options.hpp"
+#include "../core/api.hpp"
+#include "../core/graph.hpp"
+#include "../core/options.hpp"
 
 namespace mo {
 

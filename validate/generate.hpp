@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
 #include "core/evaluator.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -28,7 +28,7 @@ struct GenerateResult {
 // axis of a variable's shape after dim 0). Throws mo::Error when the model is not stateful, has
 // no input_ids or an input other than input_ids, attention_mask, position_ids and beam_idx, or
 // its first output (or the one named logits) is not [batch, length, vocabulary].
-MO_API GenerateResult generate_greedy(const Graph& ir, const Tensor& prompt, int64_t new_tokens, VariableState& state);
+MO_TOOL_API GenerateResult generate_greedy(const Graph& ir, const Tensor& prompt, int64_t new_tokens, VariableState& state);
 
 // What `mo-run --generate` asks for: the prompt from a .npy file, and with a state folder the
 // variables read from it first and written back to it at the end (runner.hpp, read_state_dir).
@@ -37,6 +37,6 @@ struct GenerateOptions {
     int64_t new_tokens = 0;
     std::string state_dir;
 };
-MO_API GenerateResult run_generate(const Graph& ir, const GenerateOptions& options);
+MO_TOOL_API GenerateResult run_generate(const Graph& ir, const GenerateOptions& options);
 
 }  // namespace mo

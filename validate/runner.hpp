@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
 #include "core/evaluator.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 #include "validate/validate.hpp"
 
 namespace mo {
@@ -46,15 +46,15 @@ struct RunResult {
 // Throws mo::Error for unknown parameter names, a parameter bound twice, more positional
 // files than parameters, unreadable .npy files, or a reference count that differs from the
 // output count.
-MO_API RunResult run_model(const Graph& graph, const RunOptions& options);
+MO_TOOL_API RunResult run_model(const Graph& graph, const RunOptions& options);
 
 // The .npy file of a variable in a state folder: <dir>/<variable id>.npy, characters other than
 // letters, digits, '.', '-' and '_' replaced by '_'.
-MO_API std::string state_file(const std::string& dir, const std::string& variable_id);
+MO_TOOL_API std::string state_file(const std::string& dir, const std::string& variable_id);
 // The values of `graph`'s variables (its ReadValues) that have a file in `dir`; none when the
 // folder does not exist. Throws mo::Error for an unreadable file.
-MO_API VariableState read_state_dir(const Graph& graph, const std::string& dir);
+MO_TOOL_API VariableState read_state_dir(const Graph& graph, const std::string& dir);
 // Writes every variable of `state` to `dir` (created when missing); returns the files written.
-MO_API std::vector<std::string> write_state_dir(const VariableState& state, const std::string& dir);
+MO_TOOL_API std::vector<std::string> write_state_dir(const VariableState& state, const std::string& dir);
 
 }  // namespace mo

@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
-#include "core/graph.hpp"
-#include "validate/compare.hpp"
 #include "core/evaluator.hpp"
+#include "core/graph.hpp"
+#include "core/tool_api.hpp"
+#include "validate/compare.hpp"
 
 namespace mo {
 
-struct MO_API ValidationReport {
+struct MO_TOOL_API ValidationReport {
     std::vector<Comparison> outputs;  // one per Result, in graph.results() order
     bool ok() const;
     // One line per output (format_comparison), newline-separated.

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/api.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
@@ -37,10 +37,10 @@ struct OnnxEmitStats {
 // Throws mo::Error naming every node whose op has no ONNX form (all of them at once), or the
 // node whose rule cannot express its attributes. Nothing is left on disk after an error: the
 // files are written under temporary names, checked, and renamed at the end.
-MO_API OnnxEmitStats write_onnx(const Graph& graph, const OnnxEmitOptions& options);
+MO_TOOL_API OnnxEmitStats write_onnx(const Graph& graph, const OnnxEmitOptions& options);
 
 // onnx::checker::check_model on the file plus strict, type-checking shape inference. Throws
 // mo::Error with the checker's message.
-MO_API void check_onnx_file(const std::string& path);
+MO_TOOL_API void check_onnx_file(const std::string& path);
 
 }  // namespace mo

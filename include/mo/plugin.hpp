@@ -31,7 +31,7 @@
 
 // Raised whenever a public type changes layout or meaning; mo refuses a plugin built with
 // another value (rebuild the plugin against this mo).
-#define MO_PLUGIN_ABI_VERSION 2
+#define MO_PLUGIN_ABI_VERSION 3
 
 #define MO_PLUGIN_EXPORT __attribute__((visibility("default")))
 

@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "core/api.hpp"
 #include "core/graph.hpp"
+#include "core/tool_api.hpp"
 
 namespace mo {
 
 // Constant values are views into the memory-mapped .bin (kept alive by graph.keep_alive).
-MO_API std::unique_ptr<Graph> read_ir(const std::string& xml_path, const OpRegistry& ops);
+MO_TOOL_API std::unique_ptr<Graph> read_ir(const std::string& xml_path, const OpRegistry& ops);
 
 }  // namespace mo

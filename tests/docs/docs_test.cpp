@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "driver/convert.hpp"
@@ -46,6 +48,27 @@ TEST(Docs, ExtendingSnippetsAreCompiledCode) {
 }
 
 // docs/ops.md's generated table is what `mo --list_ops` prints for the built-in ops.
+// extending.md's list of the installed headers is the list cmake/public_headers.cmake installs.
+TEST(Docs, TheDocumentedPluginApiIsWhatIsInstalled) {
+    const std::string root = MO_SOURCE_DIR;
+    const std::string cmake = read_file(root + "/cmake/public_headers.cmake");
+    std::smatch list;
+    ASSERT_TRUE(std::regex_search(cmake, list, std::regex(R"(set\(MO_PUBLIC_HEADERS([^)]*)\))")));
+    std::set<std::string> installed{"mo/plugin.hpp"};
+    std::istringstream names(list[1].str());
+    for (std::string name; names >> name;) installed.insert("mo/" + name);
+
+    const std::string page = read_file(root + "/docs/extending.md");
+    const size_t begin = page.find("The installed headers are the API");
+    ASSERT_NE(begin, std::string::npos);
+    const std::string paragraph = page.substr(begin, page.find("\n\n", begin) - begin);
+    std::set<std::string> documented;
+    const std::regex header(R"(mo/[a-z0-9_/]+\.hpp)");
+    for (auto it = std::sregex_iterator(paragraph.begin(), paragraph.end(), header); it != std::sregex_iterator(); ++it)
+        documented.insert(it->str());
+    EXPECT_EQ(documented, installed);
+}
+
 TEST(Docs, OpsTableIsWhatListOpsPrints) {
     const std::string page = read_file(std::string(MO_SOURCE_DIR) + "/docs/ops.md");
     const std::string begin = "<!-- begin mo --list_ops -->\n", end = "<!-- end mo --list_ops -->\n";

@@ -21,6 +21,23 @@ grep -q 'mo::ExtractContext::become(' <<< "$symbols" || { echo "FAIL: libmo does
 if grep -q 'register_onnx_eltwise' <<< "$symbols"; then echo "FAIL: libmo exports an internal function"; exit 1; fi
 # The ONNX backend-test runner (conformance/) is its own library, not part of what is shipped.
 if nm -C "$libmo" | grep -q 'mo::conformance::'; then echo "FAIL: libmo contains the conformance runner"; exit 1; fi
+# The headers are installed under include/mo/ and stand alone: each compiles by itself with
+# nothing but <prefix>/include, and a user's own core/graph.hpp neither shadows mo's nor is
+# shadowed by it.
+include=$prefix/include
+for header in mo/plugin.hpp mo/core/graph.hpp mo/transforms/pattern.hpp; do
+  [ -f "$include/$header" ] || { echo "FAIL: $header is not installed under $include"; exit 1; }
+done
+(cd "$include" && find mo -name '*.hpp' | sort) | while read -r header; do
+  printf '#include <%s>\n' "$header" | ${CXX:-c++} -std=c++20 -fsyntax-only -I "$include" -x c++ - ||
+    { echo "FAIL: the installed $header does not compile on its own"; exit 1; }
+done
+mkdir -p "$tmp/user/core"
+printf '#pragma once\nconstexpr int users_own_graph = 1;\n' > "$tmp/user/core/graph.hpp"
+printf '#include "core/graph.hpp"\n#include <mo/plugin.hpp>\nstatic_assert(users_own_graph == 1);\nmo::Graph* g = nullptr;\n' |
+  ${CXX:-c++} -std=c++20 -fsyntax-only -I "$tmp/user" -I "$include" -x c++ - ||
+  { echo "FAIL: a user's core/graph.hpp clashes with mo's headers"; exit 1; }
+
 cmake -S "$example" -B "$tmp/plugin-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log"
 cmake --build "$tmp/plugin-build" > "$tmp/build.log"
 plugin_dir=$(find "$prefix" -type d -path '*/mo/plugins')

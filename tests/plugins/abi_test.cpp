@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <mo/plugin.hpp>
@@ -72,6 +74,58 @@ OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
 headers c105de97874a6f5c
+)"},
+    // 3: the headers are installed as <mo/core/...> (include/ is the include directory).
+    {3, R"(
+MoPluginInfo 32 abi_version@0 name@8 version@16 register_plugin@24
+Registries 32
+OpSchema 272 type@0 ir_type@32 ir_version@64 min_inputs@96 max_inputs@104 num_outputs@112 attrs@120 infer@144 eval@176 precision_sensitive_inputs@208 layout@232 origin@240
+AttrSpec 80 name@0 kind@32 default_value@40
+AttrValue 40
+Extractor 176 framework@0 domain@32 op_type@64 since_version@96 until_version@104 fn@112 origin@144
+Loader 184 framework@0 extensions@32 recognizes@56 load@88 description@120 origin@152
+FrameworkInfo 120 framework@0 domain@32 type@64 opset@96 attributes@104
+OutputData 120 type@0 shape@8 value@40 names@96
+InputSpec 104 name@0 shape@32 value@72
+InputChannelValues 56 name@0 values@32
+InputLayout 96 name@0 source@32 target@64
+ConversionOptions 496 input_model@0 input_proto@32 output_dir@64 model_name@96 output_formats@160 framework@128 inputs@184 outputs@208 compress_to_fp16@232 disable_nhwc_to_nchw@233 mean_values@240 scale_values@264 reverse_input_channels@288 batch@296 layouts@312 static_shape@336 max_constant_bytes@344 transformations_config@352 make_stateful@384 stateful_pairs@392 extensions@416 external_data_dir@440 cli_parameters@472
+TransformOptions 192 outputs@0 inputs@24 mean_values@48 scale_values@72 reverse_input_channels@96 batch@104 layouts@120 static_shape@144 disable_nhwc_to_nchw@145 compress_to_fp16@146 max_constant_bytes@152 make_stateful@160 stateful_pairs@168
+TransformContext 192 options@0
+BodyInput 72 kind@0 external@8 parameter@16 result@24 axis@32 start@40 stride@48 part_size@56 end@64
+BodyOutput 64 kind@0 external@8 result@16 axis@24 start@32 stride@40 part_size@48 end@56
+Body 88 role@0 graph@32 inputs@40 outputs@64
+ConfigEntry 176 file@0 index@32 id@40 match_kind@72 instances@104 inputs@120 outputs@136 custom_attributes@152 include_inputs_to_sub_graph@168 include_outputs_to_sub_graph@169
+SubgraphMatch 104 instance@0 nodes@32 inputs@56 outputs@80
+Pattern::NodeSpec 88 name@0 types@32 predicates@56 commutative@80 any_output@81
+Pattern::EdgeSpec 32 from@0 to@8 out_port@16 in_port@24
+detail::NodeCore 24 graph@0 id@8 op@16
+Node 8
+OutPort 16
+InPort 16
+Graph 264 source_path@0 source_framework@32 source_layout@64 max_constant_bytes@96 keep_alive@104
+InferContext 8
+Dimension 16
+PartialShape 32
+Tensor 48
+OwnedBuffer 56
+ViewBuffer 56
+DerivedBuffer 32
+MappedFile 56
+Error 112
+EvalBudget 32
+ExtractContext 72
+OpRegistry 80
+ExtractorRegistry 88
+LoaderRegistry 56
+TransformRegistry 152
+Pattern 104
+PatternMatch 96
+Transformation 8
+OpTransformation 8
+PatternTransformation 8
+ConfiguredTransformation 32
+headers d656b3ecbf9494e5
 )"},
 };
 
@@ -285,21 +339,29 @@ std::string read_file(const std::string& path) {
     return text.str();
 }
 
-// The installed headers (cmake/install.cmake's MO_PUBLIC_HEADERS and include/mo/plugin.hpp),
-// comments removed and spacing collapsed, hashed with 64-bit FNV-1a.
-std::string headers_fingerprint() {
-    const std::string root = MO_SOURCE_DIR;
-    const std::string install = read_file(root + "/cmake/install.cmake");
+std::string without_comments(std::string text) {
+    text = std::regex_replace(text, std::regex(R"(//[^\n]*)"), "");
+    return std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), "");
+}
+
+// The installed headers: cmake/public_headers.cmake's MO_PUBLIC_HEADERS and include/mo/plugin.hpp.
+std::vector<std::string> installed_headers() {
+    const std::string install = read_file(std::string(MO_SOURCE_DIR) + "/cmake/public_headers.cmake");
     std::smatch list;
     EXPECT_TRUE(std::regex_search(install, list, std::regex(R"(set\(MO_PUBLIC_HEADERS([^)]*)\))")));
     std::vector<std::string> headers{"include/mo/plugin.hpp"};
     std::istringstream names(list[1].str());
     for (std::string name; names >> name;) headers.push_back(name);
+    return headers;
+}
+
+// The installed headers, comments removed and spacing collapsed, hashed with 64-bit FNV-1a.
+std::string headers_fingerprint() {
+    const std::string root = MO_SOURCE_DIR;
+    const std::vector<std::string> headers = installed_headers();
     uint64_t hash = 14695981039346656037ull;
     for (const std::string& header : headers) {
-        std::string text = read_file(root + "/" + header);
-        text = std::regex_replace(text, std::regex(R"(//[^\n]*)"), "");
-        text = std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), "");
+        std::string text = without_comments(read_file(root + "/" + header));
         text = std::regex_replace(text, std::regex(R"(\s+)"), " ");
         for (char c : header + ":" + text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     }
@@ -319,6 +381,26 @@ TEST(PluginAbi, TheLayoutOfThePublicTypesIsTheOneItsVersionRecorded) {
            "layout under the new version in tests/plugins/abi_test.cpp (keep the old block)";
     for (const auto& [version, layout] : kRecordedLayouts)
         if (version != MO_PLUGIN_ABI_VERSION) EXPECT_NE(layout, actual) << "version " << version << " has this layout already";
+}
+
+// MO_API is the plugin API's mark: a header that is not installed exports with MO_TOOL_API.
+TEST(PluginAbi, OnlyInstalledHeadersExportThePluginApi) {
+    const std::filesystem::path root = MO_SOURCE_DIR;
+    std::set<std::string> installed;
+    for (const std::string& header : installed_headers()) installed.insert(header);
+    const std::regex mark(R"(\bMO_API\b)");
+    size_t scanned = 0;
+    for (const char* dir : {"core", "driver", "emit", "extractors", "include", "loaders", "ops", "transforms", "validate"})
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(root / dir)) {
+            const std::string ext = entry.path().extension().string();
+            if (ext != ".hpp" && ext != ".cpp") continue;
+            ++scanned;
+            const std::string name = std::filesystem::relative(entry.path(), root).string();
+            if (name == "core/api.hpp" || installed.count(name)) continue;
+            EXPECT_FALSE(std::regex_search(without_comments(read_file(entry.path().string())), mark))
+                << name << " is not installed but marks declarations MO_API: use MO_TOOL_API (core/tool_api.hpp)";
+        }
+    EXPECT_GT(scanned, 300u);
 }
 
 }  // namespace

@@ -97,8 +97,9 @@ void register_faulty([[maybe_unused]] mo::Registries& r) {
 }  // namespace
 
 #if defined(FAULT_ABI)
+// What a plugin built against the previous release's headers reports.
 extern "C" MO_PLUGIN_EXPORT MoPluginInfo MO_PLUGIN_ENTRY_POINT() {
-    return MoPluginInfo{MO_PLUGIN_ABI_VERSION + 1000, "faulty", "1.0", &register_faulty};
+    return MoPluginInfo{MO_PLUGIN_ABI_VERSION - 1, "faulty", "1.0", &register_faulty};
 }
 #elif !defined(FAULT_NO_ENTRY)
 MO_DEFINE_PLUGIN("faulty", "1.0", register_faulty)

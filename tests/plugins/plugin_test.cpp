@@ -11,6 +11,8 @@
 #include <flatbuffers/flexbuffers.h>
 #include <pugixml.hpp>
 
+#include <mo/plugin.hpp>
+
 #include "core/evaluator.hpp"
 #include "emit/ir_test_util.hpp"
 #include "loaders/ir/ir_reader.hpp"
@@ -191,7 +193,8 @@ struct FaultCase {
 TEST(Plugin, FaultyPluginsAreClearErrorsThatWriteNothing) {
     const std::vector<FaultCase> cases = {
         {"no_entry", {"not a mo plugin", "mo_get_plugin_info"}},
-        {"abi", {"plugin ABI version 1002", "this mo has version 2", "rebuild the plugin"}},
+        {"abi", {"plugin ABI version " + std::to_string(MO_PLUGIN_ABI_VERSION - 1),
+                 "this mo has version " + std::to_string(MO_PLUGIN_ABI_VERSION), "rebuild the plugin"}},
         {"throws", {"plugin registration failed: cannot register: the licence file is missing",
                     "install the licence file"}},
         {"clash_op", {"op type 'Relu' is registered twice (first by built-in)"}},

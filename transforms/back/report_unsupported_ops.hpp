@@ -5,13 +5,13 @@
 // op type with its node names.
 #pragma once
 
-#include "core/api.hpp"
+#include "core/tool_api.hpp"
 #include "transforms/transformation.hpp"
 
 namespace mo {
 
 // Throws mo::Error when the graph still has FrameworkNodes.
-MO_API void report_unsupported_ops(const Graph& graph);
+MO_TOOL_API void report_unsupported_ops(const Graph& graph);
 
 class ReportUnsupportedOps final : public Transformation {
 public:

@@ -5,58 +5,16 @@
 #include <queue>
 #include <unordered_set>
 
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/reverse_graph.hpp>
+#include <boost/graph/two_bit_color_map.hpp>
+
+#include "core/graph_boost.hpp"
+#include "core/graph_data.hpp"
 #include "core/hash.hpp"
 
 namespace mo {
-
-// One edge, owned by the input port it enters and listed by the node it leaves. Every change
-// is O(1): a node read by 60,000 others, or reading 60,000, made per-edge scans quadratic.
-struct Edge {
-    NodeData* src = nullptr;
-    size_t out_port = 0;
-    NodeData* dst = nullptr;
-    size_t in_port = 0;
-    size_t out_slot = 0;  // position in src->out_edges
-};
-
-struct NodeData : detail::NodeCore {
-    std::string name;
-    AttrMap attrs;
-    std::vector<std::unique_ptr<Edge>> in_edges;  // per input port, null when unconnected
-    std::vector<Edge*> out_edges;                 // every edge leaving any output, in no order
-    std::vector<OutputData> outputs;
-    std::unique_ptr<FrameworkInfo> framework;  // until extraction (see Node::framework)
-    std::vector<std::string> fused_names;
-    std::map<std::string, std::string> rt_info;
-    std::vector<Body> bodies;
-    bool needs_infer = true;
-    bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
-    // Scratch state of whole-graph walks (topological_order, remove_dead_nodes), kept here so
-    // that a walk allocates nothing per node: a walk owns it for its duration.
-    size_t walk_count = 0;
-    uint64_t walk_epoch = 0;
-};
-
-struct Graph::Impl {
-    // Indexed by id, null once removed: ids only grow, so this is id order, find_by_id is an
-    // index, and walks over the nodes scan an array instead of chasing tree pointers.
-    std::vector<std::unique_ptr<NodeData>> nodes;
-    size_t live = 0;
-    uint64_t walk_epoch = 0;  // NodeData::walk_epoch == this: visited by the current walk
-    // topological_order() as of change_count() == topo_change (passes that change nothing
-    // reuse it: most of them, on most graphs).
-    std::vector<Node> topo;
-    uint64_t topo_change = UINT64_MAX;
-    uint64_t clean_key = 0;  // clean_up_key() after the last remove_dead_nodes()
-    std::unordered_map<const OpSchema*, size_t> op_counts;
-    size_t with_bodies = 0;
-
-    template <typename Fn>
-    void for_each(Fn&& fn) const {
-        for (const auto& d : nodes)
-            if (d) fn(d.get());
-    }
-};
 
 // ---------------------------------------------------------------- Node
 
@@ -395,6 +353,42 @@ std::vector<Node> Graph::topological_order() const {
     return impl_->topo;
 }
 
+namespace {
+
+// Boost.Graph's depth-first search, stopped at its first back edge: that edge closes a cycle of
+// tree edges, followed back through each node's tree edge.
+struct CycleFound {
+    Edge* back_edge;
+};
+struct StopAtBackEdge : boost::default_dfs_visitor {
+    std::vector<Edge*>* tree_edge_into;  // indexed by node id
+    void tree_edge(Edge* e, const Graph&) const { (*tree_edge_into)[e->dst->id] = e; }
+    void back_edge(Edge* e, const Graph&) const { throw CycleFound{e}; }
+};
+
+// A cycle of `g`, its nodes in edge order; empty when `g` has none.
+std::vector<Node> find_cycle(const Graph& g) {
+    std::vector<Edge*> tree_edge_into(g.id_limit(), nullptr);
+    std::vector<boost::default_color_type> colors;
+    StopAtBackEdge visitor;
+    visitor.tree_edge_into = &tree_edge_into;
+    try {
+        boost::depth_first_search(g, boost::visitor(visitor).color_map(node_map(g, colors)));
+    } catch (const CycleFound& found) {
+        // back_edge: src -> dst where dst is an ancestor of src: dst ... src by tree edges.
+        std::vector<Node> cycle{Node(found.back_edge->src)};
+        for (NodeData* n = found.back_edge->src; n != found.back_edge->dst;) {
+            n = tree_edge_into[n->id]->src;
+            cycle.emplace_back(n);
+        }
+        std::reverse(cycle.begin(), cycle.end());  // dst first, in edge direction
+        return cycle;
+    }
+    return {};
+}
+
+}  // namespace
+
 std::vector<Node> Graph::compute_topological_order() const {
     std::vector<std::pair<uint64_t, NodeData*>> ready;  // a min-heap on id
     impl_->for_each([&](NodeData* d) {
@@ -420,11 +414,14 @@ std::vector<Node> Graph::compute_topological_order() const {
         }
     }
     if (order.size() != impl_->live) {
-        impl_->for_each([&](NodeData* d) {
-            if (d->walk_count != 0)
-                throw Error("the graph has a cycle through this node", Node(d).describe(),
-                            "mo supports only acyclic graphs (loops must be expressed as Loop/TensorIterator ops)");
-        });
+        std::vector<Node> cycle = find_cycle(*this);
+        MO_ASSERT(!cycle.empty(), "nodes were left unordered, but no cycle was found");
+        auto named = [](Node n) { return "'" + n.name() + "' (" + n.type() + ")"; };
+        std::string path;
+        for (size_t i = 0; i < cycle.size() && i < 8; ++i) path += named(cycle[i]) + " -> ";
+        path += cycle.size() > 8 ? "... (" + std::to_string(cycle.size()) + " nodes)" : named(cycle.front());
+        throw Error("the graph has a cycle: " + path, cycle.front().describe(),
+                    "mo supports only acyclic graphs (loops must be expressed as Loop/TensorIterator ops)");
     }
     return order;
 }
@@ -454,25 +451,17 @@ uint64_t Graph::clean_up_key() const {
 
 size_t Graph::remove_dead_nodes() {
     if (impl_->clean_key == clean_up_key()) return 0;  // nothing changed since the last clean-up
-    const uint64_t live = ++impl_->walk_epoch;
-    std::vector<NodeData*> stack;
-    auto visit = [&](NodeData* d) {
-        if (d->walk_epoch == live) return;
-        d->walk_epoch = live;
-        stack.push_back(d);
-    };
-    for (Node r : results_) visit(r.data());
-    for (Node k : sinks_) visit(k.data());
-    while (!stack.empty()) {
-        NodeData* d = stack.back();
-        stack.pop_back();
-        for (const auto& e : d->in_edges)
-            if (e) visit(e->src);
-    }
-    for (Node p : parameters_) p.data()->walk_epoch = live;
+    // Boost.Graph's breadth-first search from the Results and sinks against the edges.
+    std::vector<Node> roots = results_;
+    roots.insert(roots.end(), sinks_.begin(), sinks_.end());
+    boost::two_bit_color_map<graph_view::NodeIdMap> colors(id_limit(), graph_view::NodeIdMap());
+    boost::queue<Node> queue;
+    boost::breadth_first_visit(boost::make_reverse_graph(*this), roots.begin(), roots.end(), queue,
+                               boost::default_bfs_visitor(), colors);
+    for (Node p : parameters_) put(colors, p, boost::two_bit_black);  // inputs stay, read or not
     std::vector<Node> dead;
     impl_->for_each([&](NodeData* d) {
-        if (d->walk_epoch != live) dead.emplace_back(d);
+        if (get(colors, Node(d)) == boost::two_bit_white) dead.emplace_back(d);
     });
     for (Node n : dead) remove_node(n);
     impl_->clean_key = clean_up_key();

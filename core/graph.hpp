@@ -23,6 +23,7 @@
 namespace mo {
 
 class Graph;
+struct GraphAccess;
 struct NodeData;
 class OutPort;
 
@@ -125,6 +126,7 @@ private:
     friend class Graph;
     friend class InPort;
     friend class OutPort;
+    friend struct GraphAccess;  // core/graph_data.hpp
     NodeData* data() const;
 
     detail::NodeCore* d_ = nullptr;
@@ -262,6 +264,7 @@ private:
     friend class Node;
     friend class InPort;
     friend class OutPort;
+    friend struct GraphAccess;  // core/graph_data.hpp
     struct Impl;  // the node table, kept out of this header
     Impl& impl() const { return *impl_; }
     std::vector<Node> compute_topological_order() const;

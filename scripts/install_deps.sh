@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libpugixml-dev
+  libboost-dev  # Boost.Graph's algorithms on mo's graph (header-only)
   libprotobuf-dev protobuf-compiler libonnx-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
   libre2-dev  # transformations-config name patterns

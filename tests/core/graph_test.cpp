@@ -83,6 +83,29 @@ TEST(Graph, CycleIsReportedWithANodeName) {
     }
 }
 
+// The error names the cycle itself, not a node that merely depends on it: `reader` has the
+// smallest id of the nodes left unordered, and is not on the cycle.
+TEST(Graph, CycleIsReportedAsThePathAroundIt) {
+    GraphBuilder b;
+    Node reader = b.node("FrameworkNode", {}, {}, "reader");
+    Node p = b.node("FrameworkNode", {}, {}, "p");
+    Node q = b.node("FrameworkNode", {p.out(0)}, {}, "q");
+    Node r = b.node("FrameworkNode", {q.out(0)}, {}, "r");
+    p.set_input_count(1);
+    p.in(0).connect(r.out(0));
+    reader.set_input_count(1);
+    reader.in(0).connect(r.out(0));
+    try {
+        b.graph().topological_order();
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("'p' (FrameworkNode) -> 'q' (FrameworkNode) -> 'r' (FrameworkNode) -> 'p' (FrameworkNode)"),
+                  std::string::npos) << what;
+        EXPECT_EQ(what.find("'reader'"), std::string::npos) << what;
+    }
+}
+
 TEST(Graph, DeadNodesAreRemovedButParametersKept) {
     GraphBuilder b;
     auto x = b.input(ElementType::f32, {2});

@@ -125,7 +125,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers d656b3ecbf9494e5
+headers 8a3ac77b82598921
 )"},
 };
 

@@ -9,32 +9,47 @@
 
 namespace mo {
 
-// One edge, owned by the input port it enters and listed by the node it leaves. Every change
-// is O(1): a node read by 60,000 others, or reading 60,000, made per-edge scans quadratic.
-struct Edge {
+// An edge is listed at both ends, by value: the input it enters holds its source, the source
+// holds it among its consumers, and each end knows the other's position, so every change is
+// O(1) (a node read by 60,000 others, or reading 60,000, made per-edge scans quadratic) and no
+// edge is an allocation of its own (a million-node graph had 1.5 million of them).
+struct InEdge {  // the source of one input; src is null when the input is unconnected
     NodeData* src = nullptr;
-    size_t out_port = 0;
+    uint32_t out_port = 0;
+    uint32_t out_slot = 0;  // position in src->out_edges
+};
+struct OutEdge {  // one consumer of one output
     NodeData* dst = nullptr;
-    size_t in_port = 0;
-    size_t out_slot = 0;  // position in src->out_edges
+    uint32_t in_port = 0;
+    uint32_t out_port = 0;
+};
+
+// Rarely set, so made on first use: most nodes have neither.
+struct NodeExtras {
+    std::vector<std::string> fused_names;
+    std::map<std::string, std::string> rt_info;
 };
 
 struct NodeData : detail::NodeCore {
     std::string name;
     AttrMap attrs;
-    std::vector<std::unique_ptr<Edge>> in_edges;  // per input port, null when unconnected
-    std::vector<Edge*> out_edges;                 // every edge leaving any output, in no order
+    std::vector<InEdge> in_edges;    // per input port
+    std::vector<OutEdge> out_edges;  // every edge leaving any output, in no order
     std::vector<OutputData> outputs;
     std::unique_ptr<FrameworkInfo> framework;  // until extraction (see Node::framework)
-    std::vector<std::string> fused_names;
-    std::map<std::string, std::string> rt_info;
+    std::unique_ptr<NodeExtras> extras;
     std::vector<Body> bodies;
     bool needs_infer = true;
     bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
     // Scratch state of whole-graph walks (topological_order, remove_dead_nodes), kept here so
     // that a walk allocates nothing per node: a walk owns it for its duration.
-    size_t walk_count = 0;
-    uint64_t walk_epoch = 0;
+    uint32_t walk_count = 0;
+    uint32_t walk_epoch = 0;
+
+    NodeExtras& extra() {
+        if (!extras) extras = std::make_unique<NodeExtras>();
+        return *extras;
+    }
 };
 
 struct Graph::Impl {
@@ -42,7 +57,7 @@ struct Graph::Impl {
     // index, and walks over the nodes scan an array instead of chasing tree pointers.
     std::vector<std::unique_ptr<NodeData>> nodes;
     size_t live = 0;
-    uint64_t walk_epoch = 0;  // NodeData::walk_epoch == this: visited by the current walk
+    uint32_t walk_epoch = 0;  // NodeData::walk_epoch == this: visited by the current walk
     // topological_order() as of change_count() == topo_change (passes that change nothing
     // reuse it: most of them, on most graphs).
     std::vector<Node> topo;
@@ -114,10 +129,7 @@ void Node::set_output_count(size_t n) const {
     if (n < data()->outputs.size()) {
         // Backwards: disconnecting moves the last edge into the freed slot.
         for (size_t k = data()->out_edges.size(); k-- > 0;)
-            if (data()->out_edges[k]->out_port >= n) {
-                Edge* e = data()->out_edges[k];
-                InPort(Node(e->dst), e->in_port).disconnect();
-            }
+            if (const OutEdge e = data()->out_edges[k]; e.out_port >= n) InPort(Node(e.dst), e.in_port).disconnect();
         d_->graph->note_change();
     }
     data()->outputs.resize(n);
@@ -138,8 +150,17 @@ FrameworkInfo& Node::framework() const {
     if (!fw) fw = std::make_unique<FrameworkInfo>();
     return *fw;
 }
-std::vector<std::string>& Node::fused_names() const { return data()->fused_names; }
-std::map<std::string, std::string>& Node::rt_info() const { return data()->rt_info; }
+std::vector<std::string>& Node::fused_names() const { return data()->extra().fused_names; }
+std::map<std::string, std::string>& Node::rt_info() const { return data()->extra().rt_info; }
+const std::vector<std::string>& Node::read_fused_names() const {
+    static const std::vector<std::string> none;
+    return data()->extras ? data()->extras->fused_names : none;
+}
+const std::map<std::string, std::string>& Node::read_rt_info() const {
+    static const std::map<std::string, std::string> none;
+    return data()->extras ? data()->extras->rt_info : none;
+}
+bool Node::has_rt_info(std::string_view key) const { return read_rt_info().count(std::string(key)) != 0; }
 
 bool Node::needs_infer() const { return data()->needs_infer; }
 void Node::set_inferred() const { data()->needs_infer = false; }
@@ -190,20 +211,20 @@ std::string Node::describe() const {
 // ---------------------------------------------------------------- ports
 
 namespace {
-// Drops `e` from its source's out_edges in O(1): the last edge takes its slot.
-void unlink_from_source(Edge& e) {
-    std::vector<Edge*>& out = e.src->out_edges;
-    Edge* last = out.back();
+// Drops input edge `e` from its source's out_edges in O(1): the last edge takes its slot.
+void unlink_from_source(const InEdge& e) {
+    std::vector<OutEdge>& out = e.src->out_edges;
+    const OutEdge last = out.back();
     out[e.out_slot] = last;
-    last->out_slot = e.out_slot;
+    last.dst->in_edges[last.in_port].out_slot = e.out_slot;
     out.pop_back();
 }
 }  // namespace
 
 std::vector<InPort> OutPort::targets() const {
     std::vector<InPort> result;
-    for (const Edge* e : node_.data()->out_edges)
-        if (e->out_port == index_) result.emplace_back(Node(e->dst), e->in_port);
+    for (const OutEdge& e : node_.data()->out_edges)
+        if (e.out_port == index_) result.emplace_back(Node(e.dst), e.in_port);
     std::sort(result.begin(), result.end(), [](const InPort& a, const InPort& b) {
         return a.node().id() != b.node().id() ? a.node().id() < b.node().id() : a.index() < b.index();
     });
@@ -212,13 +233,13 @@ std::vector<InPort> OutPort::targets() const {
 
 size_t OutPort::target_count() const {
     size_t n = 0;
-    for (const Edge* e : node_.data()->out_edges) n += e->out_port == index_;
+    for (const OutEdge& e : node_.data()->out_edges) n += e.out_port == index_;
     return n;
 }
 
 bool OutPort::has_targets() const {
-    for (const Edge* e : node_.data()->out_edges)
-        if (e->out_port == index_) return true;
+    for (const OutEdge& e : node_.data()->out_edges)
+        if (e.out_port == index_) return true;
     return false;
 }
 
@@ -247,18 +268,18 @@ void OutPort::replace_all_uses_with(const OutPort& other) const {
     // In any order: the consumers end up the same (targets() sorts, which a port read by
     // half a million nodes would pay for).
     std::vector<InPort> consumers;
-    for (const Edge* e : node_.data()->out_edges)
-        if (e->out_port == index_) consumers.emplace_back(Node(e->dst), e->in_port);
+    for (const OutEdge& e : node_.data()->out_edges)
+        if (e.out_port == index_) consumers.emplace_back(Node(e.dst), e.in_port);
     for (const InPort& t : consumers) t.connect(other);
 }
 
 std::optional<OutPort> InPort::source() const {
-    const Edge* e = node_.data()->in_edges.at(index_).get();
-    if (!e) return std::nullopt;
-    return OutPort(Node(e->src), e->out_port);
+    const InEdge& e = node_.data()->in_edges.at(index_);
+    if (!e.src) return std::nullopt;
+    return OutPort(Node(e.src), e.out_port);
 }
 
-bool InPort::connected() const { return source().has_value(); }
+bool InPort::connected() const { return node_.data()->in_edges.at(index_).src != nullptr; }
 
 OutPort InPort::src() const {
     auto s = source();
@@ -269,20 +290,22 @@ OutPort InPort::src() const {
 void InPort::connect(const OutPort& src) const {
     MO_ASSERT(&src.node().graph() == &node_.graph(), "connecting nodes of different graphs");
     MO_ASSERT(src.index() < src.node().output_count(), "connecting from a missing output");
+    MO_ASSERT(src.index() <= UINT32_MAX && index_ <= UINT32_MAX && src.node().data()->out_edges.size() < UINT32_MAX,
+              "port number or edge count beyond 2^32");
     disconnect();
     NodeData* from = src.node().data();
-    auto e = std::make_unique<Edge>(Edge{from, src.index(), node_.data(), index_, from->out_edges.size()});
-    from->out_edges.push_back(e.get());
-    node_.data()->in_edges.at(index_) = std::move(e);
+    const auto out_port = static_cast<uint32_t>(src.index()), in_port = static_cast<uint32_t>(index_);
+    node_.data()->in_edges.at(index_) = InEdge{from, out_port, static_cast<uint32_t>(from->out_edges.size())};
+    from->out_edges.push_back(OutEdge{node_.data(), in_port, out_port});
     node_.data()->needs_infer = true;
     node_.graph().note_change();
 }
 
 void InPort::disconnect() const {
-    std::unique_ptr<Edge>& e = node_.data()->in_edges.at(index_);
-    if (!e) return;
-    unlink_from_source(*e);
-    e.reset();
+    InEdge& e = node_.data()->in_edges.at(index_);
+    if (!e.src) return;
+    unlink_from_source(e);
+    e = InEdge{};
     node_.data()->needs_infer = true;
     node_.graph().note_change();
 }
@@ -329,9 +352,9 @@ Node Graph::add_constant(std::string name, Tensor value) {
 void Graph::remove_node(Node n) {
     MO_ASSERT(&n.graph() == this);
     NodeData* d = n.data();
-    for (std::unique_ptr<Edge>& e : d->in_edges)
-        if (e) unlink_from_source(*e), e.reset();
-    for (Edge* e : d->out_edges) e->dst->in_edges[e->in_port].reset();  // the consumers keep a free input
+    for (InEdge& e : d->in_edges)
+        if (e.src) unlink_from_source(e), e = InEdge{};
+    for (const OutEdge& e : d->out_edges) e.dst->in_edges[e.in_port] = InEdge{};  // the consumers keep a free input
     d->out_edges.clear();
     std::erase(parameters_, n);
     std::erase(results_, n);
@@ -354,7 +377,8 @@ void Graph::replace(Node old_node, Node new_node) {
     }
     auto& fused = new_node.fused_names();
     fused.push_back(old_node.name());
-    fused.insert(fused.end(), old_node.fused_names().begin(), old_node.fused_names().end());
+    const auto& old_fused = old_node.read_fused_names();
+    fused.insert(fused.end(), old_fused.begin(), old_fused.end());
     new_node.set_name(old_node.name());
     for (auto& p : parameters_)
         if (p == old_node) p = new_node;
@@ -399,7 +423,7 @@ std::vector<Node> Graph::compute_topological_order() const {
     std::vector<std::pair<uint64_t, NodeData*>> ready;  // a min-heap on id
     impl_->for_each([&](NodeData* d) {
         d->walk_count = 0;  // inputs not yet ordered
-        for (const auto& e : d->in_edges) d->walk_count += e != nullptr;
+        for (const InEdge& e : d->in_edges) d->walk_count += e.src != nullptr;
         if (d->walk_count == 0) ready.emplace_back(d->id, d);
     });
     auto later = std::greater<>();
@@ -411,8 +435,8 @@ std::vector<Node> Graph::compute_topological_order() const {
         NodeData* d = ready.back().second;
         ready.pop_back();
         order.emplace_back(d);
-        for (const Edge* e : d->out_edges) {
-            NodeData* t = e->dst;
+        for (const OutEdge& e : d->out_edges) {
+            NodeData* t = e.dst;
             if (--t->walk_count == 0) {
                 ready.emplace_back(t->id, t);
                 std::push_heap(ready.begin(), ready.end(), later);
@@ -454,7 +478,11 @@ uint64_t Graph::clean_up_key() const {
 
 size_t Graph::remove_dead_nodes() {
     if (impl_->clean_key == clean_up_key()) return 0;  // nothing changed since the last clean-up
-    const uint64_t live = ++impl_->walk_epoch;
+    if (impl_->walk_epoch == UINT32_MAX) {  // wrapping: no node may keep an epoch that comes again
+        impl_->for_each([](NodeData* d) { d->walk_epoch = 0; });
+        impl_->walk_epoch = 0;
+    }
+    const uint32_t live = ++impl_->walk_epoch;
     std::vector<NodeData*> stack;
     auto visit = [&](NodeData* d) {
         if (d->walk_epoch == live) return;
@@ -466,8 +494,8 @@ size_t Graph::remove_dead_nodes() {
     while (!stack.empty()) {
         NodeData* d = stack.back();
         stack.pop_back();
-        for (const auto& e : d->in_edges)
-            if (e) visit(e->src);
+        for (const InEdge& e : d->in_edges)
+            if (e.src) visit(e.src);
     }
     for (Node p : parameters_) p.data()->walk_epoch = live;
     std::vector<Node> dead;

@@ -5,8 +5,8 @@
 // nodes, all read by one Concat). For each: the topological order (mo's: Kahn's, smallest id
 // first, what the IR's layer order is; Boost's topological_sort: reverse DFS post-order),
 // a depth-first search with cycle detection, and the reachability behind remove_dead_nodes()
-// and --output cuts (mo's former stack walk against breadth_first_visit on the reverse graph;
-// Graph::remove_dead_nodes() runs the latter now). Best of 5 runs each.
+// and --output cuts (mo's former stack walk against breadth_first_visit on the reverse graph,
+// as Graph::remove_dead_nodes() runs it now). Best of 5 runs each.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,7 +20,6 @@
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/reverse_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
-#include <boost/graph/two_bit_color_map.hpp>
 
 #include "core/graph_boost.hpp"
 #include "ops/ops.hpp"
@@ -90,18 +89,19 @@ struct CountVisits : boost::default_bfs_visitor {
 
 size_t reachable_by_boost(const Graph& g) {
     auto reversed = boost::make_reverse_graph(g);
-    boost::two_bit_color_map<graph_view::NodeIdMap> colors(g.id_limit(), graph_view::NodeIdMap());
-    boost::queue<Node> queue;
+    std::vector<boost::default_color_type> storage;
+    auto colors = node_map(g, storage, boost::white_color);
+    NodeStack stack;
     size_t count = 0;
     CountVisits visitor;
     visitor.count = &count;
-    boost::breadth_first_visit(reversed, g.results().begin(), g.results().end(), queue, visitor, colors);
+    boost::breadth_first_visit(reversed, g.results().begin(), g.results().end(), stack, visitor, colors);
     return count;
 }
 
 struct NoCycle : boost::default_dfs_visitor {
     bool* cyclic;
-    void back_edge(Edge*, const Graph&) const { *cyclic = true; }
+    void back_edge(const graph_view::Edge&, const Graph&) const { *cyclic = true; }
 };
 
 void compare(const char* kind, const Graph& g) {

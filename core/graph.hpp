@@ -105,6 +105,11 @@ public:
     // OpenVINO's "disable_fp16_compression" (kDisableFp16Compression) keeps an op in f32: the
     // f16 compression leaves its constant inputs f32, and OpenVINO keeps it out of f16 inference.
     std::map<std::string, std::string>& rt_info() const;
+    // The same for reading: empty for a node that has none, without making storage for them
+    // (made on first use of the two above: most nodes never have any).
+    const std::vector<std::string>& read_fused_names() const;
+    const std::map<std::string, std::string>& read_rt_info() const;
+    bool has_rt_info(std::string_view key) const;  // read_rt_info() has this key
     // "node 'conv1' (Convolution)": for error messages.
     std::string describe() const;
     // Whether `name` is this node's name or one of its tensor names (a Result's are those of

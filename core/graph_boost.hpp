@@ -1,6 +1,7 @@
 // Boost.Graph's view of a mo::Graph, on mo's own storage (no copy): a Graph models
 // VertexListGraph, IncidenceGraph and BidirectionalGraph (boost/graph/graph_concepts.hpp). A
-// vertex is a Node, an edge the Edge* its input port owns, and a node's id is its vertex_index.
+// vertex is a Node, an edge a graph_view::Edge (its ends and ports), and a node's id is its
+// vertex_index.
 // Ids are not dense (removed nodes leave gaps): a property map over vertices needs
 // id_limit() entries, not num_vertices(), so algorithms are given their maps by node_map().
 #pragma once
@@ -15,24 +16,41 @@
 
 namespace mo::graph_view {
 
+// An edge: its two ends and ports (an input has at most one source, so `target` and
+// `in_port` alone name it).
+struct Edge {
+    Node source, target;
+    uint32_t out_port = 0, in_port = 0;
+    bool operator==(const Edge& o) const { return target == o.target && in_port == o.in_port; }
+    bool operator!=(const Edge& o) const { return !(*this == o); }
+};
+
 struct IsLiveNode {
     bool operator()(const std::unique_ptr<NodeData>& d) const { return d != nullptr; }
 };
 struct AsNode {
-    Node operator()(const std::unique_ptr<NodeData>& d) const { return Node(d.get()); }
+    Node operator()(const std::unique_ptr<NodeData>& d) const { return GraphAccess::node(d.get()); }
+};
+struct AsOutEdge {  // one consumer of `node`
+    Node node;
+    Edge operator()(const OutEdge& e) const { return {node, GraphAccess::node(e.dst), e.out_port, e.in_port}; }
 };
 struct IsConnected {
-    bool operator()(const std::unique_ptr<Edge>& e) const { return e != nullptr; }
+    bool operator()(const InEdge& e) const { return e.src != nullptr; }
 };
-struct AsEdge {
-    Edge* operator()(const std::unique_ptr<Edge>& e) const { return e.get(); }
+struct AsInEdge {  // the source of one input of `node`, found by its position
+    Node node;
+    const InEdge* first = nullptr;
+    Edge operator()(const InEdge& e) const {
+        return {GraphAccess::node(e.src), node, e.out_port, static_cast<uint32_t>(&e - first)};
+    }
 };
 
 using VertexIterator = boost::transform_iterator<
     AsNode, boost::filter_iterator<IsLiveNode, std::vector<std::unique_ptr<NodeData>>::const_iterator>, Node, Node>;
+using OutEdgeIterator = boost::transform_iterator<AsOutEdge, std::vector<OutEdge>::const_iterator, Edge, Edge>;
 using InEdgeIterator = boost::transform_iterator<
-    AsEdge, boost::filter_iterator<IsConnected, std::vector<std::unique_ptr<Edge>>::const_iterator>, Edge*, Edge*>;
-using OutEdgeIterator = std::vector<Edge*>::const_iterator;
+    AsInEdge, boost::filter_iterator<IsConnected, std::vector<InEdge>::const_iterator>, Edge, Edge>;
 
 struct TraversalCategory : boost::vertex_list_graph_tag, boost::bidirectional_graph_tag {};
 
@@ -52,7 +70,7 @@ namespace boost {
 template <>
 struct graph_traits<mo::Graph> {
     using vertex_descriptor = mo::Node;
-    using edge_descriptor = mo::Edge*;
+    using edge_descriptor = mo::graph_view::Edge;
     using directed_category = bidirectional_tag;
     using edge_parallel_category = allow_parallel_edge_tag;
     using traversal_category = mo::graph_view::TraversalCategory;
@@ -86,23 +104,42 @@ inline size_t num_vertices(const Graph& g) { return GraphAccess::impl(g).live; }
 
 inline std::pair<graph_view::OutEdgeIterator, graph_view::OutEdgeIterator> out_edges(Node v, const Graph&) {
     const auto& edges = GraphAccess::data(v)->out_edges;
-    return {edges.begin(), edges.end()};
+    return {graph_view::OutEdgeIterator(edges.begin(), {v}), graph_view::OutEdgeIterator(edges.end(), {v})};
 }
 inline size_t out_degree(Node v, const Graph&) { return GraphAccess::data(v)->out_edges.size(); }
 
 inline std::pair<graph_view::InEdgeIterator, graph_view::InEdgeIterator> in_edges(Node v, const Graph&) {
     const auto& edges = GraphAccess::data(v)->in_edges;
-    using Connected = boost::filter_iterator<graph_view::IsConnected, std::vector<std::unique_ptr<Edge>>::const_iterator>;
-    return {graph_view::InEdgeIterator(Connected(edges.begin(), edges.end())),
-            graph_view::InEdgeIterator(Connected(edges.end(), edges.end()))};
+    using Connected = boost::filter_iterator<graph_view::IsConnected, std::vector<InEdge>::const_iterator>;
+    const graph_view::AsInEdge as_edge{v, edges.data()};
+    return {graph_view::InEdgeIterator(Connected(edges.begin(), edges.end()), as_edge),
+            graph_view::InEdgeIterator(Connected(edges.end(), edges.end()), as_edge)};
 }
-inline size_t in_degree(Node v, const Graph& g) { return static_cast<size_t>(std::distance(in_edges(v, g).first, in_edges(v, g).second)); }
+inline size_t in_degree(Node v, const Graph& g) {
+    auto [begin, end] = in_edges(v, g);
+    return static_cast<size_t>(std::distance(begin, end));
+}
 inline size_t degree(Node v, const Graph& g) { return in_degree(v, g) + out_degree(v, g); }
 
-inline Node source(const Edge* e, const Graph&) { return Node(e->src); }
-inline Node target(const Edge* e, const Graph&) { return Node(e->dst); }
+inline Node source(const graph_view::Edge& e, const Graph&) { return e.source; }
+inline Node target(const graph_view::Edge& e, const Graph&) { return e.target; }
 
 inline graph_view::NodeIdMap get(boost::vertex_index_t, const Graph&) { return {}; }
+
+// A buffer for Boost's breadth_first_visit that hands back the newest node first: the visit
+// reaches the same nodes as with a queue, without std::deque's chunked storage.
+class NodeStack {
+public:
+    using value_type = Node;
+    void push(Node n) { nodes_.push_back(n); }
+    void pop() { nodes_.pop_back(); }
+    Node& top() { return nodes_.back(); }
+    bool empty() const { return nodes_.empty(); }
+    size_t size() const { return nodes_.size(); }
+
+private:
+    std::vector<Node> nodes_;
+};
 
 // A read/write property map over the graph's nodes, kept in `storage` (sized here to id_limit()).
 template <typename T>

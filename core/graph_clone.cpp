@@ -14,8 +14,8 @@ void clone_into(const Graph& src, Graph& dst) {
         c.set_input_count(n.input_count());
         c.set_output_count(n.output_count());
         for (const auto& [name, value] : n.attrs()) c.set_attr_value(name, value);
-        c.rt_info() = n.rt_info();
-        c.fused_names() = n.fused_names();
+        if (!n.read_rt_info().empty()) c.rt_info() = n.read_rt_info();
+        if (!n.read_fused_names().empty()) c.fused_names() = n.read_fused_names();
         // Only what a node not yet extracted (or a body's sequence Parameter) keeps; asking
         // others would give each an empty one.
         if (n.is("FrameworkNode") || n.is("Parameter")) c.framework() = n.framework();

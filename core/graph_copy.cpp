@@ -19,8 +19,8 @@ GraphCopy copy_graph(const Graph& src, Graph& dst, const std::string& prefix, st
         c.set_input_count(n.input_count());
         c.set_output_count(n.output_count());
         for (const auto& [name, value] : n.attrs()) c.set_attr_value(name, value);
-        c.rt_info() = n.rt_info();
-        c.fused_names() = n.fused_names();
+        if (!n.read_rt_info().empty()) c.rt_info() = n.read_rt_info();
+        if (!n.read_fused_names().empty()) c.fused_names() = n.read_fused_names();
         for (size_t i = 0; i < n.input_count(); ++i)
             if (auto s = n.in(i).source()) c.in(i).connect(copy.port(*s));
         for (size_t j = 0; j < n.output_count(); ++j) {

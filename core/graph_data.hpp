@@ -13,30 +13,45 @@
 
 namespace mo {
 
-// One edge, owned by the input port it enters and listed by the node it leaves. Every change
-// is O(1): a node read by 60,000 others, or reading 60,000, made per-edge scans quadratic.
-struct Edge {
+// An edge is listed at both ends, by value: the input it enters holds its source, the source
+// holds it among its consumers, and each end knows the other's position, so every change is
+// O(1) (a node read by 60,000 others, or reading 60,000, made per-edge scans quadratic) and no
+// edge is an allocation of its own (a million-node graph had 1.5 million of them).
+struct InEdge {  // the source of one input; src is null when the input is unconnected
     NodeData* src = nullptr;
-    size_t out_port = 0;
+    uint32_t out_port = 0;
+    uint32_t out_slot = 0;  // position in src->out_edges
+};
+struct OutEdge {  // one consumer of one output
     NodeData* dst = nullptr;
-    size_t in_port = 0;
-    size_t out_slot = 0;  // position in src->out_edges
+    uint32_t in_port = 0;
+    uint32_t out_port = 0;
+};
+
+// Rarely set, so made on first use: most nodes have neither.
+struct NodeExtras {
+    std::vector<std::string> fused_names;
+    std::map<std::string, std::string> rt_info;
 };
 
 struct NodeData : detail::NodeCore {
     std::string name;
     AttrMap attrs;
-    std::vector<std::unique_ptr<Edge>> in_edges;  // per input port, null when unconnected
-    std::vector<Edge*> out_edges;                 // every edge leaving any output, in no order
+    std::vector<InEdge> in_edges;    // per input port
+    std::vector<OutEdge> out_edges;  // every edge leaving any output, in no order
     std::vector<OutputData> outputs;
     std::unique_ptr<FrameworkInfo> framework;  // until extraction (see Node::framework)
-    std::vector<std::string> fused_names;
-    std::map<std::string, std::string> rt_info;
+    std::unique_ptr<NodeExtras> extras;
     std::vector<Body> bodies;
     bool needs_infer = true;
     bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
     // Scratch state of topological_order(), kept here so that it allocates nothing per node.
-    size_t walk_count = 0;
+    uint32_t walk_count = 0;
+
+    NodeExtras& extra() {
+        if (!extras) extras = std::make_unique<NodeExtras>();
+        return *extras;
+    }
 };
 
 struct Graph::Impl {
@@ -63,6 +78,11 @@ struct Graph::Impl {
 struct GraphAccess {
     static const Graph::Impl& impl(const Graph& g) { return g.impl(); }
     static NodeData* data(Node n) { return n.data(); }
+    static Node node(NodeData* d) {  // Node(d), inline
+        Node n;
+        n.d_ = d;
+        return n;
+    }
 };
 
 }  // namespace mo

@@ -139,7 +139,7 @@ void fold(Node n) {
         }
     }
     // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
-    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.rt_info().count(kDecompression) &&
+    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.has_rt_info(kDecompression) &&
                     bounded_iterations(n) && outputs_fit(n);
     bool all_constant = true;
     std::vector<Tensor> inputs(n.input_count());

@@ -68,13 +68,21 @@ private:
     // memory (docs/performance.md), which dominated writing f16 weights. Returns the bytes it
     // wrote; after a file or kernel that cannot splice it stops trying (the caller writes).
     size_t splice_fully(const std::byte* data, size_t size);
+    // Splices `size` bytes of file `in` from offset `src` into the file through the pipe; the
+    // same contract as splice_fully.
+    size_t splice_from_file(int in, loff_t src, size_t size);
+    bool open_pipe();
+    // Moves `queued` bytes from the pipe into the file; false when the file refused splices
+    // (then they were written plainly, and splicing is off from here on).
+    bool drain_pipe(size_t queued);
     Placement add_derived(const DerivedBuffer& buffer, size_t size);
     // Writes `size` bytes made by produce(offset, out, n) in windows, produced ahead on other
     // threads; stops at the first window produce() refuses (returns false), leaving the file
     // as it was before. Returns whether every window was written.
     bool write_produced(size_t size, const std::function<bool(size_t, std::byte*, size_t)>& produce);
     // Copies bytes of a file-mapped weight file-to-file in the kernel (copy_file_range, as cp
-    // does): they are never paged into this process. Returns how many bytes it copied.
+    // does, or splice when the source offset is not page-aligned): they are never paged into
+    // this process. Returns how many bytes it copied.
     size_t copy_from_mapped_file(const MappedFile& file, const std::byte* data, size_t size);
 
     int fd_;

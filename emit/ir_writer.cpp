@@ -157,7 +157,7 @@ private:
         // A value beyond the f16 range: the f32 weights, and the Constant they were again.
         const std::vector<InPort> targets = n.out(0).targets();
         Node convert = targets.size() == 1 ? targets[0].node() : Node();
-        MO_ASSERT(convert && convert.is("Convert") && convert.rt_info().count(kDecompression) &&
+        MO_ASSERT(convert && convert.is("Convert") && convert.has_rt_info(kDecompression) &&
                       convert.out(0).type() == ElementType::f32,
                   n.describe(), ": f16 weights that do not fit f16 feed something else than their decompression");
         left_out_.insert(key(convert));
@@ -217,8 +217,8 @@ void append_data(pugi::xml_node layer, const Node& n, const PlacedWeights::Blob*
 // `n`'s rt_info, fused names and name; `without_decompression`: a Constant standing for its
 // left-out decompression Convert, which it is again.
 void append_rt_info(pugi::xml_node layer, const Node& n, bool without_decompression) {
-    const auto& info = n.rt_info();
-    const auto& fused = n.fused_names();
+    const auto& info = n.read_rt_info();
+    const auto& fused = n.read_fused_names();
     const bool no_info = info.empty() || (without_decompression && info.size() == 1 && info.count(kDecompression));
     if (no_info && fused.empty()) return;
     pugi::xml_node rt = layer.append_child("rt_info");
@@ -302,13 +302,22 @@ public:
     std::string text;
 };
 
-using Edge = std::array<uint64_t, 4>;  // from-layer, from-port, to-layer, to-port
+// from-layer, from-port, to-layer, to-port: 32 bits each (a million-node graph has 1.5 million
+// edges, all held until they are sorted and written).
+using Edge = std::array<uint32_t, 4>;
+
+Edge make_edge(size_t from_layer, size_t from_port, size_t to_layer, size_t to_port) {
+    MO_ASSERT(std::max({from_layer, from_port, to_layer, to_port}) <= UINT32_MAX, "a layer or port number beyond 2^32");
+    return {static_cast<uint32_t>(from_layer), static_cast<uint32_t>(from_port), static_cast<uint32_t>(to_layer),
+            static_cast<uint32_t>(to_port)};
+}
 
 // The layer id of each node of one graph, by node id.
 class LayerIds {
 public:
     LayerIds(const Graph& graph, const std::vector<Node>& layers) : ids_(graph.id_limit(), kNone) {
-        for (size_t i = 0; i < layers.size(); ++i) ids_[layers[i].id()] = i;
+        MO_ASSERT(layers.size() < kNone, "more than 2^32 - 1 layers");
+        for (size_t i = 0; i < layers.size(); ++i) ids_[layers[i].id()] = static_cast<uint32_t>(i);
     }
     size_t at(const Node& n) const {
         const size_t id = n.id() < ids_.size() ? ids_[n.id()] : kNone;
@@ -317,8 +326,8 @@ public:
     }
 
 private:
-    static constexpr size_t kNone = SIZE_MAX;
-    std::vector<size_t> ids_;
+    static constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> ids_;
 };
 
 LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& weights);
@@ -343,7 +352,7 @@ void append_layer(pugi::xml_node& xml_layers, const Node& n, size_t id, const La
         for (size_t i = 0; i < n_in; ++i) {
             const OutPort src = n.in(i).src(), from = weights.producer(src);
             append_port(input, i, src.data(), false);
-            edges.push_back({layer_id.at(from.node()), from.node().input_count() + from.index(), id, i});
+            edges.push_back(make_edge(layer_id.at(from.node()), from.node().input_count() + from.index(), id, i));
         }
     }
     if (n.output_count() > 0) {
@@ -456,8 +465,8 @@ void write_layer(XmlText& xml, const Node& n, size_t id, const LayerIds& layer_i
     const PlacedWeights::Blob* blob = n.is("Constant") ? &weights.next(n) : nullptr;
     const Node& named = blob && blob->stands_for ? blob->stands_for : n;
     const OpSchema& op = n.op();
-    const auto& info = named.rt_info();
-    const auto& fused = named.fused_names();
+    const auto& info = named.read_rt_info();
+    const auto& fused = named.read_fused_names();
     const bool without_decompression = named != n;
     const bool no_info = info.empty() || (without_decompression && info.size() == 1 && info.count(kDecompression));
     const bool has_data = blob || !op.attrs.empty(), has_rt = !no_info || !fused.empty();
@@ -518,7 +527,7 @@ void write_layer(XmlText& xml, const Node& n, size_t id, const LayerIds& layer_i
         for (size_t i = 0; i < n_in; ++i) {
             const OutPort src = n.in(i).src(), from = weights.producer(src);
             write_port(xml, 4, i, src.data(), false);
-            edges.push_back({layer_id.at(from.node()), from.node().input_count() + from.index(), id, i});
+            edges.push_back(make_edge(layer_id.at(from.node()), from.node().input_count() + from.index(), id, i));
         }
         xml.close(3, "input");
     }
@@ -538,7 +547,9 @@ void write_layer(XmlText& xml, const Node& n, size_t id, const LayerIds& layer_i
 size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, PlacedWeights& weights) {
     const LayerIds layer_id(graph, layers);
     std::vector<Edge> edges;
-    edges.reserve(layers.size() * 2);
+    size_t inputs = 0;
+    for (const Node& n : layers) inputs += n.input_count();
+    edges.reserve(inputs);
     out.text("\t<layers>\n");
     std::string text;
     XmlText xml(text);

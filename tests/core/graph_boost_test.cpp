@@ -54,7 +54,7 @@ TEST(GraphBoost, VerticesAndEdgesAreTheGraphsNodesAndConnections) {
     std::vector<size_t> in_ports;
     for (auto [e, end] = in_edges(a, g); e != end; ++e) {
         EXPECT_EQ(source(*e, g), x.node());
-        in_ports.push_back((*e)->in_port);
+        in_ports.push_back((*e).in_port);
     }
     EXPECT_EQ(in_ports, (std::vector<size_t>{0, 1}));
     EXPECT_EQ(in_degree(x.node(), g), 0u);

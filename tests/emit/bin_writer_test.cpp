@@ -142,6 +142,34 @@ TEST(BinWriter, FileViewsAreWrittenCorrectlyAfterTheirPagesAreReleased) {
     EXPECT_EQ(std::memcmp(bytes.data() + 1000, content.data() + 1, content.size() - 1), 0);
 }
 
+// A large file view at an unaligned offset is spliced from its file through the pipe; a file
+// that refuses splices (O_APPEND) gets the same bytes: the piece already in the pipe by read()
+// and write(), the rest by copy_file_range or write().
+TEST(BinWriter, UnalignedFileViewsGiveTheSameBytesWithAndWithoutSplicing) {
+    test::ScratchDir src_dir("bin_src_unaligned");
+    auto content = pattern((size_t{3} << 20) + 5, 11);
+    const std::string src = src_dir.file("weights.raw");
+    std::ofstream(src, std::ios::binary).write(reinterpret_cast<const char*>(content.data()), content.size());
+    auto file = MappedFile::open(src);
+    auto view = std::make_shared<ViewBuffer>(file, file->data() + 3, content.size() - 3);
+    for (int flags : {O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND}) {
+        SCOPED_TRACE(flags & O_APPEND ? "O_APPEND" : "plain");
+        test::ScratchDir dir{"bin_splice_file"};
+        const std::string path = dir.file("w.bin");
+        const int fd = ::open(path.c_str(), flags, 0644);
+        ASSERT_GE(fd, 0);
+        {
+            BinWriter w(fd, path);
+            EXPECT_EQ(w.add(*view, view->data(), view->size()).offset, 0u);
+            w.flush();
+        }
+        ::close(fd);
+        const std::string bytes = test::read_bytes(path);
+        ASSERT_EQ(bytes.size(), content.size() - 3);
+        EXPECT_EQ(std::memcmp(bytes.data(), content.data() + 3, bytes.size()), 0);
+    }
+}
+
 // A file view that starts on a page of its file is copied to a 64 KiB multiple of the BIN (zeros
 // before it), where the kernel copies it fastest; one that does not is placed right after the
 // bytes before it.

@@ -125,7 +125,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers 8a3ac77b82598921
+headers 148a7f2022ed2197
 )"},
 };
 

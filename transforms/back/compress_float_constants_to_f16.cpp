@@ -15,7 +15,7 @@ namespace {
 
 bool feeds_precision_sensitive_input(const OutPort& port) {
     for (const InPort& t : port.targets()) {
-        if (t.node().rt_info().count(kDisableFp16Compression)) return true;
+        if (t.node().has_rt_info(kDisableFp16Compression)) return true;
         const auto& sensitive = t.node().op().precision_sensitive_inputs;
         if (std::find(sensitive.begin(), sensitive.end(), t.index()) != sensitive.end()) return true;
     }
@@ -61,7 +61,7 @@ constexpr size_t kCheckedWhenWritten = size_t{2} << 20;
 // Whether the IR writer may write `c` as f32 when its values do not fit f16: it rebuilds the
 // constant from the Convert, which keeps everything of it but its rt_info.
 bool checked_when_written(const Node& c) {
-    return c.out(0).value()->byte_size() >= kCheckedWhenWritten && c.rt_info().empty();
+    return c.out(0).value()->byte_size() >= kCheckedWhenWritten && c.read_rt_info().empty();
 }
 
 }  // namespace
@@ -111,7 +111,7 @@ size_t keep_f32_where_f16_does_not_fit(Graph& graph) {
     for (auto [compressed, half] : beyond) {
         for (const InPort& t : compressed.out(0).targets()) {
             Node convert = t.node();
-            MO_ASSERT(convert.is("Convert") && convert.rt_info().count(kDecompression), convert.describe(),
+            MO_ASSERT(convert.is("Convert") && convert.has_rt_info(kDecompression), convert.describe(),
                       " reads f16 weights that do not fit f16");
             Node c = graph.add_constant(convert.name(), half->source());
             convert.out(0).replace_all_uses_with(c.out(0));

@@ -27,7 +27,7 @@ std::optional<CompressedWeights> compressed_weights(const OutPort& w) {
         x = c.subtract.in(0).src();
     }
     c.convert = x.node();
-    if (!c.scale || !c.convert.is("Convert") || !c.convert.rt_info().count(kDecompression) || x.target_count() != 1)
+    if (!c.scale || !c.convert.is("Convert") || !c.convert.has_rt_info(kDecompression) || x.target_count() != 1)
         return std::nullopt;
     c.stored = c.convert.in(0).value();
     if (!c.stored || !c.convert.in(0).src().node().is("Constant")) return std::nullopt;

@@ -85,7 +85,7 @@ bool QuantizeDequantizeToFakeQuantize::apply(const PatternMatch& m, const Transf
     const OutPort x = m.out("x");
     const ElementType q_type = m["q"].attr<ElementType>("destination_type");
     if (x.type() != ElementType::f32 || (q_type != ElementType::u8 && q_type != ElementType::i8)) return false;
-    if (m["f"].attr<ElementType>("destination_type") != ElementType::f32 || m["f"].rt_info().count(kDecompression))
+    if (m["f"].attr<ElementType>("destination_type") != ElementType::f32 || m["f"].has_rt_info(kDecompression))
         return false;
     const Tensor &s1 = *m["s1"].out(0).value(), &s2 = *m["s2"].out(0).value();
     if (!same_values(s1, s2) || !all_positive(s1)) return false;

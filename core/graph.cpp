@@ -5,9 +5,7 @@
 #include <queue>
 #include <unordered_set>
 
-#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/depth_first_search.hpp>
-#include <boost/graph/reverse_graph.hpp>
 
 #include "core/graph_boost.hpp"
 #include "core/graph_data.hpp"
@@ -457,19 +455,27 @@ uint64_t Graph::clean_up_key() const {
 
 size_t Graph::remove_dead_nodes() {
     if (impl_->clean_key == clean_up_key()) return 0;  // nothing changed since the last clean-up
-    // Boost.Graph's breadth_first_visit from the Results and sinks against the edges (with a
-    // stack for its buffer and a byte per colour: 1.5-2x faster than a deque and two bits).
-    std::vector<Node> roots = results_;
-    roots.insert(roots.end(), sinks_.begin(), sinks_.end());
-    std::vector<boost::default_color_type> storage;
-    auto colors = node_map(*this, storage, boost::white_color);
-    NodeStack stack;
-    boost::breadth_first_visit(boost::make_reverse_graph(*this), roots.begin(), roots.end(), stack,
-                               boost::default_bfs_visitor(), colors);
-    for (Node p : parameters_) put(colors, p, boost::black_color);  // inputs stay, read or not
+    // A stack walk from the Results and sinks against the edges: 1.1-1.8x faster than Boost's
+    // breadth_first_visit on the reversed graph (bench/graph_algorithms.cpp).
+    std::vector<uint8_t> live(id_limit(), 0);
+    std::vector<NodeData*> stack;
+    auto visit = [&](NodeData* d) {
+        if (live[d->id]) return;
+        live[d->id] = 1;
+        stack.push_back(d);
+    };
+    for (Node r : results_) visit(r.data());
+    for (Node k : sinks_) visit(k.data());
+    while (!stack.empty()) {
+        NodeData* d = stack.back();
+        stack.pop_back();
+        for (const InEdge& e : d->in_edges)
+            if (e.src) visit(e.src);
+    }
+    for (Node p : parameters_) live[p.id()] = 1;  // inputs stay, read or not
     std::vector<Node> dead;
     impl_->for_each([&](NodeData* d) {
-        if (storage[d->id] == boost::white_color) dead.emplace_back(d);
+        if (!live[d->id]) dead.emplace_back(d);
     });
     for (Node n : dead) remove_node(n);
     impl_->clean_key = clean_up_key();

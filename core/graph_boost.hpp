@@ -126,21 +126,6 @@ inline Node target(const graph_view::Edge& e, const Graph&) { return e.target; }
 
 inline graph_view::NodeIdMap get(boost::vertex_index_t, const Graph&) { return {}; }
 
-// A buffer for Boost's breadth_first_visit that hands back the newest node first: the visit
-// reaches the same nodes as with a queue, without std::deque's chunked storage.
-class NodeStack {
-public:
-    using value_type = Node;
-    void push(Node n) { nodes_.push_back(n); }
-    void pop() { nodes_.pop_back(); }
-    Node& top() { return nodes_.back(); }
-    bool empty() const { return nodes_.empty(); }
-    size_t size() const { return nodes_.size(); }
-
-private:
-    std::vector<Node> nodes_;
-};
-
 // A read/write property map over the graph's nodes, kept in `storage` (sized here to id_limit()).
 template <typename T>
 auto node_map(const Graph& g, std::vector<T>& storage, T initial = T()) {

@@ -87,8 +87,24 @@ OutPort Node::out(size_t i) const {
 
 FrameworkInfo& Node::framework() const {
     auto& fw = data()->framework;
-    if (!fw) fw = std::make_unique<FrameworkInfo>();
+    if (!fw) {
+        uint32_t& index = data()->framework_source;
+        const auto& source = d_->graph->impl().framework_source;
+        fw = std::make_unique<FrameworkInfo>(index != kNoSource && source ? source(index) : FrameworkInfo{});
+        index = kNoSource;
+    }
     return *fw;
+}
+
+void Node::set_framework_source(uint32_t index) const {
+    MO_ASSERT(index != kNoSource, "framework source index out of range");
+    data()->framework.reset();
+    data()->framework_source = index;
+}
+
+void Node::release_framework() const {
+    data()->framework.reset();
+    data()->framework_source = kNoSource;
 }
 std::vector<std::string>& Node::fused_names() const { return data()->extra().fused_names; }
 std::map<std::string, std::string>& Node::rt_info() const { return data()->extra().rt_info; }
@@ -141,8 +157,9 @@ bool Node::answers_to(std::string_view name) const {
 
 std::string Node::describe() const {
     std::string t = d_->op ? d_->op->type : "?";
-    const auto& fw = data()->framework;
-    if (fw && !fw->type.empty() && d_->op && d_->op->type == "FrameworkNode") t = fw->type;
+    if (d_->op && d_->op->type == "FrameworkNode" && (data()->framework || data()->framework_source != kNoSource) &&
+        !framework().type.empty())
+        t = framework().type;
     std::string text = "node '" + data()->name + "' (" + t + ")";
     if (Node owner = d_->graph->owner()) text += " in the " + d_->graph->owner_role() + " of " + owner.describe();
     return text;
@@ -339,9 +356,19 @@ size_t Graph::count_of(const OpSchema& op) const {
 bool Graph::has_bodies() const { return impl_->with_bodies > 0; }
 
 void Graph::release_framework_info() {
-    impl_->for_each([](NodeData* d) {
-        if (d->framework && d->op->type != "FrameworkNode") d->framework.reset();
+    bool waiting = false;
+    impl_->for_each([&](NodeData* d) {
+        if (d->op->type != "FrameworkNode") {
+            d->framework.reset();
+            d->framework_source = kNoSource;
+        }
+        waiting |= d->framework_source != kNoSource;
     });
+    if (!waiting) impl_->framework_source = nullptr;  // what it holds of the loader goes too
+}
+
+void Graph::set_framework_source(std::function<FrameworkInfo(uint32_t)> source) {
+    impl_->framework_source = std::move(source);
 }
 
 std::vector<Node> Graph::nodes() const {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,11 +28,40 @@ struct GraphAccess;
 struct NodeData;
 class OutPort;
 
+// A port's value when it is known at conversion time, held apart with std::optional's reading
+// interface: most ports have none, and an empty std::optional<Tensor> took 56 bytes of each of
+// a million-node graph's ports (this takes 8).
+class KnownValue {
+public:
+    KnownValue() = default;
+    KnownValue(const KnownValue& o) : t_(o.t_ ? std::make_unique<Tensor>(*o.t_) : nullptr) {}
+    KnownValue(KnownValue&&) noexcept = default;
+    KnownValue& operator=(const KnownValue& o) {
+        if (this != &o) t_ = o.t_ ? std::make_unique<Tensor>(*o.t_) : nullptr;
+        return *this;
+    }
+    KnownValue& operator=(KnownValue&&) noexcept = default;
+    KnownValue& operator=(Tensor t) {
+        t_ = std::make_unique<Tensor>(std::move(t));
+        return *this;
+    }
+    explicit operator bool() const { return t_ != nullptr; }
+    bool has_value() const { return t_ != nullptr; }
+    const Tensor& operator*() const { return *t_; }
+    Tensor& operator*() { return *t_; }
+    const Tensor* operator->() const { return t_.get(); }
+    Tensor* operator->() { return t_.get(); }
+    void reset() { t_.reset(); }
+
+private:
+    std::unique_ptr<Tensor> t_;
+};
+
 // The tensor an output port produces.
 struct OutputData {
     ElementType type = ElementType::dynamic;
     PartialShape shape = PartialShape::dynamic_rank();
-    std::optional<Tensor> value;     // set when the value is known at conversion time
+    KnownValue value;                // set when the value is known at conversion time
     std::vector<std::string> names;  // tensor names (the source model's output names)
 };
 
@@ -97,8 +127,13 @@ public:
     OutPort out(size_t i) const;
 
     // Kept until extraction gives the node a canonical op: then it is released (an empty one is
-    // made if asked for again).
+    // made if asked for again). A node given a source index (set_framework_source) has it made
+    // on first use by its graph's framework source.
     FrameworkInfo& framework() const;
+    void set_framework_source(uint32_t index) const;
+    // Releases this node's FrameworkInfo (extraction does, node by node, once the node has its
+    // canonical op).
+    void release_framework() const;
     // Names of source-model nodes fused into this one (provenance, for rt_info and debugging).
     std::vector<std::string>& fused_names() const;
     // Layer rt_info written by the emitter: attribute name -> version (e.g. "decompression" -> "0").
@@ -249,6 +284,10 @@ public:
     // Releases the FrameworkInfo of every node that is no longer a FrameworkNode (extraction
     // does, once done: on a large graph it is a quarter of the memory).
     void release_framework_info();
+    // Makes the FrameworkInfo of a node given an index (Node::set_framework_source) on its first
+    // use: a loader of a million nodes keeps their op types and attributes in the model's bytes
+    // instead of a million FrameworkInfos. Dropped once no node waits for it.
+    void set_framework_source(std::function<FrameworkInfo(uint32_t index)> source);
 
     // Increases on every structural change (node added/removed, input (re)connected, op set):
     // the registry reports it per transformation.

@@ -3,6 +3,7 @@
 // (core/graph_boost.hpp) read it; passes use Node / InPort / OutPort.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,8 @@ struct OutEdge {  // one consumer of one output
     uint32_t out_port = 0;
 };
 
+constexpr uint32_t kNoSource = UINT32_MAX;
+
 // Rarely set, so made on first use: most nodes have neither.
 struct NodeExtras {
     std::vector<std::string> fused_names;
@@ -45,6 +48,7 @@ struct NodeData : detail::NodeCore {
     std::vector<Body> bodies;
     bool needs_infer = true;
     bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
+    uint32_t framework_source = kNoSource;  // see Graph::set_framework_source
     // Scratch state of topological_order(), kept here so that it allocates nothing per node.
     uint32_t walk_count = 0;
 
@@ -66,6 +70,7 @@ struct Graph::Impl {
     uint64_t clean_key = 0;  // clean_up_key() after the last remove_dead_nodes()
     std::unordered_map<const OpSchema*, size_t> op_counts;
     size_t with_bodies = 0;
+    std::function<FrameworkInfo(uint32_t)> framework_source;
 
     template <typename Fn>
     void for_each(Fn&& fn) const {

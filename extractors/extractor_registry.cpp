@@ -98,6 +98,10 @@ void run_extractor(Graph& graph, const Node& n, const Extractor& e) {
         graph.remove_node(n);
     } else {
         try_infer(n);
+        // Nothing reads it any more: freed now, its memory serves the next nodes' attributes
+        // (released at the end, a million of them left as many holes in the heap). A body's
+        // stays: its owner's extractor reads the body's Parameters.
+        if (!graph.owner()) n.release_framework();
     }
     // Created nodes come in creation order (producers first); a node that became the
     // canonical op may feed them or consume them, so it is inferred before and after.

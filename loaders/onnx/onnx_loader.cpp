@@ -51,7 +51,8 @@ struct ParsedModel {
     std::shared_ptr<onnx::ModelProto> model;
     std::shared_ptr<const MappedFile> file;
     std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;
-    std::vector<protobuf_wire::ByteRange> nodes;  // the graph's NodeProtos in `file` (binary models)
+    // The graph's NodeProtos in `file` (binary models); shared with the graph's framework source.
+    std::shared_ptr<std::vector<protobuf_wire::ByteRange>> nodes = std::make_shared<std::vector<protobuf_wire::ByteRange>>();
     bool text = false;
 };
 
@@ -102,8 +103,8 @@ ParsedModel parse_model(const std::string& path) {
         throw Error("the ONNX model's structure exceeds 2 GB", path, "store large weights as external data");
     if (!p.model->ParseFromString(lifted.bytes)) throw parse_failure(lifted.bytes, false, path);
     p.initializer_raw = std::move(lifted.items[0]);
-    p.nodes.reserve(lifted.items[1].size());
-    for (const auto& node : lifted.items[1]) p.nodes.push_back(*node);
+    p.nodes->reserve(lifted.items[1].size());
+    for (const auto& node : lifted.items[1]) p.nodes->push_back(*node);
     if (p.initializer_raw.size() != static_cast<size_t>(p.model->graph().initializer_size()))
         throw Error("initializer count mismatch after parsing", path, hint);
     return p;
@@ -224,10 +225,11 @@ public:
         top.graph = graph_.get();
         top.proto = &parsed_.model->graph();
         top.initializer_raw = std::move(parsed_.initializer_raw);
-        if (!parsed_.text) top.wire_nodes = &parsed_.nodes;
+        if (!parsed_.text) top.wire_nodes = parsed_.nodes.get();
         top.producers.reserve(top.node_count() + static_cast<size_t>(top.proto->input_size() + top.proto->initializer_size()));
         top.initializers.reserve(static_cast<size_t>(top.proto->initializer_size()));
         for (int i = 0; i < top.proto->initializer_size(); ++i) top.initializers.assign(top.proto->initializer(i).name(), i);
+        if (top.wire_nodes) set_framework_source();
         add_parameters(top);
         add_nodes(top);
         add_results(top);
@@ -367,8 +369,33 @@ private:
         return name;
     }
 
+    // The graph's source of FrameworkInfo for the nodes of a binary model's graph: each is
+    // decoded again from the mapped file when extraction asks for it.
+    void set_framework_source() {
+        auto file = parsed_.file;
+        auto nodes = parsed_.nodes;
+        auto path = path_shared_;
+        graph_->set_framework_source([file, nodes, path, opsets = opsets_](uint32_t i) {
+            NodeView v;
+            v.decode(*file, (*nodes)[i], *path);
+            return framework_info(v, opsets.at(canonical_domain(std::string(v.domain))), file, path);
+        });
+    }
+
+    static FrameworkInfo framework_info(const NodeView& v, int64_t opset, const std::shared_ptr<const MappedFile>& file,
+                                        const std::shared_ptr<const std::string>& path) {
+        FrameworkInfo fw;
+        fw.framework = "onnx";
+        fw.domain = canonical_domain(std::string(v.domain));
+        fw.type = v.op_type;
+        fw.opset = opset;
+        if (v.has_attributes) fw.attributes = v.parsed ? onnx_attributes(*v.parsed) : onnx_attributes(file, v.bytes, path);
+        return fw;
+    }
+
     void add_nodes(Scope& s) {
         const size_t count = s.node_count();
+        MO_ASSERT(count < UINT32_MAX, "more than 2^32 - 1 nodes");
         std::vector<Node> nodes;
         nodes.reserve(count);
         NodeView v;
@@ -376,19 +403,16 @@ private:
         for (size_t i = 0; i < count; ++i) {
             read_node(s, i, v);
             Node node = s.graph->add_node("FrameworkNode", unique_name(v, i));
-            auto& fw = node.framework();
-            fw.framework = "onnx";
-            fw.domain = canonical_domain(std::string(v.domain));
-            fw.type = v.op_type;
-            auto opset = opsets_.find(fw.domain);
+            auto opset = opsets_.find(canonical_domain(std::string(v.domain)));
             if (opset == opsets_.end())
                 throw Error("node uses domain '" + (v.domain.empty() ? std::string("ai.onnx") : std::string(v.domain)) +
                                 "' which the model does not import",
                             "node '" + node.name() + "' (" + std::string(v.op_type) + ") in " + scope_name(s),
                             "fix the model's opset_import");
-            fw.opset = opset->second;
-            if (v.has_attributes)
-                fw.attributes = v.parsed ? onnx_attributes(*v.parsed) : onnx_attributes(parsed_.file, v.bytes, path_shared_);
+            // A decoded node's FrameworkInfo is made when extraction reads it (a body's is read
+            // while its owner is extracted: made now).
+            if (v.parsed || v.has_graphs) node.framework() = framework_info(v, opset->second, parsed_.file, path_shared_);
+            else node.set_framework_source(static_cast<uint32_t>(i));
             node.set_input_count(v.inputs.size());
             node.set_output_count(v.outputs.size());
             for (size_t j = 0; j < v.outputs.size(); ++j) {
@@ -422,7 +446,7 @@ private:
     void collect_names() {
         if (parsed_.text) return collect_names(parsed_.model->graph());
         NodeView v;
-        for (const auto& range : parsed_.nodes) {
+        for (const auto& range : *parsed_.nodes) {
             v.decode(*parsed_.file, range, path_);
             named_in_model_.insert(v.name);
             if (v.has_graphs) collect_body_names(parse_node(v));

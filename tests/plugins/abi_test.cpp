@@ -85,7 +85,7 @@ AttrValue 40
 Extractor 176 framework@0 domain@32 op_type@64 since_version@96 until_version@104 fn@112 origin@144
 Loader 184 framework@0 extensions@32 recognizes@56 load@88 description@120 origin@152
 FrameworkInfo 120 framework@0 domain@32 type@64 opset@96 attributes@104
-OutputData 120 type@0 shape@8 value@40 names@96
+OutputData 72 type@0 shape@8 value@40 names@48
 InputSpec 104 name@0 shape@32 value@72
 InputChannelValues 56 name@0 values@32
 InputLayout 96 name@0 source@32 target@64
@@ -125,7 +125,7 @@ Transformation 8
 OpTransformation 8
 PatternTransformation 8
 ConfiguredTransformation 32
-headers 148a7f2022ed2197
+headers 2586b95c238debdd
 )"},
 };
 

@@ -58,7 +58,7 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
             continue;
         }
         const uint64_t digest = input_digest(n);
-        if (n.id() >= last_inputs_.size()) last_inputs_.resize(std::max<size_t>(n.id() + 1, last_inputs_.size() * 2), 0);
+        if (n.id() >= last_inputs_.size()) last_inputs_.resize(std::max<size_t>(n.id() + 1, graph.id_limit()), 0);
         if (!n.needs_infer() && last_inputs_[n.id()] == digest) continue;
         changed |= infer_node(n);
         last_inputs_[n.id()] = digest;

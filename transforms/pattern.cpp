@@ -45,12 +45,32 @@ bool leaves_consumer_shapes(const Node& node, const Tensor& t) {
 
 }  // namespace
 
+namespace {
+
+// The most elements const_value() reads: exporters write a pattern's constant as one value or a
+// few broadcast ones, and a weight is not read whole to find that it is not one.
+constexpr size_t kMaxPatternConstantElements = 4096;
+
+// The values of a small constant, read with pread when they live in the mapped model: touching
+// the mapping would fault in 64 KiB around each one and keep it resident until the BIN writer
+// releases it (a 12 GiB LLM's 976 checks took 60 MB that way).
+std::vector<double> small_constant_values(const Tensor& t) {
+    const MappedFile* file = t.buffer()->source_file();
+    if (!file) return t.to_f64();
+    Tensor copy = Tensor::allocate(t.type(), t.shape());
+    file->read(t.bytes(), copy.mutable_data<std::byte>(), t.byte_size());
+    return copy.to_f64();
+}
+
+}  // namespace
+
 NodePredicate const_value(double value, double tolerance) {
     return [value, tolerance](const Node& node) {
         const Tensor* t = node.output_count() > 0 ? node.out(0).value() : nullptr;
         if (!t || t->size() == 0 || (!is_float(t->type()) && !is_integral(t->type()))) return false;
+        if (t->size() > kMaxPatternConstantElements) return false;
         const double bound = tolerance * std::max(1.0, std::abs(value));
-        for (double v : t->to_f64())
+        for (double v : small_constant_values(*t))
             if (!(std::abs(v - value) <= bound)) return false;
         return leaves_consumer_shapes(node, *t);
     };

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
+#include "core/mapped_file.hpp"
+#include "emit/ir_test_util.hpp"
 #include "transforms/support/transform_test_graph.hpp"
 
 namespace mo {
@@ -67,6 +72,58 @@ TEST(Pattern, PredicatesAndConsumers) {
     EXPECT_TRUE(match_pattern(plus(3.0), add.node()));
     EXPECT_TRUE(match_pattern(plus(3.0 + 1e-7), add.node()));
     EXPECT_FALSE(match_pattern(plus(3.1), add.node()));
+}
+
+// Resident KiB of the mapping that starts at `start`, from /proc/self/smaps.
+size_t resident_kib(const void* start) {
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "%lx-", reinterpret_cast<unsigned long>(start));
+    std::ifstream smaps("/proc/self/smaps");
+    bool ours = false;
+    for (std::string line; std::getline(smaps, line);) {
+        if (line.find('-') < line.find(' ') && std::isxdigit(static_cast<unsigned char>(line[0])))
+            ours = line.rfind(prefix, 0) == 0;
+        else if (ours && line.rfind("Rss:", 0) == 0)
+            return std::stoul(line.substr(4));
+    }
+    return SIZE_MAX;
+}
+
+// A weight file's small constant is compared by value without faulting the file's pages into
+// the process (each fault maps 64 KiB, kept until the BIN writer releases them), and a constant
+// of more than 4096 elements is not read at all.
+TEST(Pattern, ConstantsInTheMappedModelAreReadWithoutTouchingTheMapping) {
+    test::ScratchDir dir("pattern_mapping");
+    const std::string path = dir.file("weights.bin");
+    std::vector<float> bytes(1 << 18, 3.f);  // 1 MiB of 3.0, in the page cache once written
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size() * 4);
+    auto file = MappedFile::open(path);
+    ASSERT_EQ(resident_kib(file->data()), 0u);
+
+    auto add_of = [&](size_t offset, size_t count) {
+        auto g = std::make_unique<TestGraph>();
+        auto x = g->input(ElementType::f32, {2, static_cast<int64_t>(count)}, "x");
+        auto view = std::make_shared<ViewBuffer>(file, file->data() + offset, count * 4);
+        Node c = g->graph().add_constant("c", Tensor(ElementType::f32, {count}, view));
+        OutPort add = g->op("Add", {x, c.out(0)}, {}, "add");
+        g->output(add, "y");
+        test::infer(g->graph());
+        return std::pair{std::move(g), add};
+    };
+    auto plus = [](double v) {
+        Pattern p("add");
+        p.node("x").node("c", {}, {const_value(v)}).node("add", {"Add"});
+        p.edge("x", "add", 0).edge("c", "add", 1);
+        return p;
+    };
+    auto [small_graph, small] = add_of(512 * 1024, 8);
+    EXPECT_TRUE(match_pattern(plus(3.0), small.node()));
+    EXPECT_FALSE(match_pattern(plus(2.0), small.node()));
+    auto [at_limit_graph, at_limit] = add_of(64 * 1024, 4096);
+    EXPECT_TRUE(match_pattern(plus(3.0), at_limit.node()));
+    auto [large_graph, large] = add_of(0, 4097);
+    EXPECT_FALSE(match_pattern(plus(3.0), large.node()));
+    EXPECT_EQ(resident_kib(file->data()), 0u);
 }
 
 TEST(Pattern, ConstantsMatchByValueOnlyWhenTheyLeaveTheOutputShape) {

@@ -104,7 +104,7 @@ TEST(Pattern, ConstantsInTheMappedModelAreReadWithoutTouchingTheMapping) {
         auto g = std::make_unique<TestGraph>();
         auto x = g->input(ElementType::f32, {2, static_cast<int64_t>(count)}, "x");
         auto view = std::make_shared<ViewBuffer>(file, file->data() + offset, count * 4);
-        Node c = g->graph().add_constant("c", Tensor(ElementType::f32, {count}, view));
+        Node c = g->graph().add_constant("c", Tensor(ElementType::f32, {static_cast<int64_t>(count)}, view));
         OutPort add = g->op("Add", {x, c.out(0)}, {}, "add");
         g->output(add, "y");
         test::infer(g->graph());

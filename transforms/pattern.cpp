@@ -43,10 +43,6 @@ bool leaves_consumer_shapes(const Node& node, const Tensor& t) {
     return true;
 }
 
-}  // namespace
-
-namespace {
-
 // The most elements const_value() reads: exporters write a pattern's constant as one value or a
 // few broadcast ones, and a weight is not read whole to find that it is not one.
 constexpr size_t kMaxPatternConstantElements = 4096;

@@ -13,12 +13,9 @@ set(MO_PUBLIC_HEADERS
 # The same tree in the build directory, as links to the sources: what libmo's users in this
 # tree (the example plugins, the tests' plugins) compile against is exactly what is installed.
 set(MO_PUBLIC_INCLUDE_DIR ${PROJECT_BINARY_DIR}/public_include)
-foreach(header ${MO_PUBLIC_HEADERS} plugin.hpp)
-  set(source ${PROJECT_SOURCE_DIR}/${header})
-  if(header STREQUAL "plugin.hpp")
-    set(source ${PROJECT_SOURCE_DIR}/include/mo/plugin.hpp)
-  endif()
+foreach(header ${MO_PUBLIC_HEADERS})
   get_filename_component(dir ${MO_PUBLIC_INCLUDE_DIR}/mo/${header} DIRECTORY)
   file(MAKE_DIRECTORY ${dir})
-  file(CREATE_LINK ${source} ${MO_PUBLIC_INCLUDE_DIR}/mo/${header} SYMBOLIC)
+  file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${header} ${MO_PUBLIC_INCLUDE_DIR}/mo/${header} SYMBOLIC)
 endforeach()
+file(CREATE_LINK ${PROJECT_SOURCE_DIR}/include/mo/plugin.hpp ${MO_PUBLIC_INCLUDE_DIR}/mo/plugin.hpp SYMBOLIC)

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <queue>
-#include <unordered_set>
 
 #include <boost/graph/depth_first_search.hpp>
 

@@ -7,7 +7,6 @@
 #include "support/graph_builder.hpp"
 #include "support/op_test_util.hpp"
 #include "support/tflite_model_builder.hpp"
-#include "driver/convert.hpp"
 #include "core/evaluator.hpp"
 
 namespace mo {
@@ -159,10 +158,7 @@ TEST(TfliteOps, DensifyBeyondMaxConstantSizeIsAnError) {
     m.op(BuiltinOperator::ADD, {x, w}, {y});
     m.output(y);
     test::ScratchDir dir{"densify_huge"};
-    ConversionOptions o;
-    o.input_model = m.save("densify_huge.tflite");
-    o.output_dir = dir.path().string();
-    test::expect_error([&] { convert(o); }, {"w_sparse", "densifies to 1099511627776 elements, more than --max_constant_size"});
+    test::expect_error([&] { test::convert_to_ir(m.save("densify_huge.tflite"), dir, true); }, {"w_sparse", "densifies to 1099511627776 elements, more than --max_constant_size"});
 }
 
 // Found by an audit: a DENSE dimension of 2^31 - 1 over a [1, 1, 1] shape (and a last dimension
@@ -178,10 +174,7 @@ TEST(TfliteOps, DensifyMetadataBeyondTheShapeIsAnError) {
     m.op(BuiltinOperator::ADD, {x, w}, {y});
     m.output(y);
     test::ScratchDir dir{"densify_dense_size"};
-    ConversionOptions o;
-    o.input_model = m.save("densify_dense_size.tflite");
-    o.output_dir = dir.path().string();
-    test::expect_error([&] { convert(o); },
+    test::expect_error([&] { test::convert_to_ir(m.save("densify_dense_size.tflite"), dir, true); },
                        {"w_sparse", "corrupt sparse tensor: dim_metadata[0] has dense_size 2147483647, the shape makes "
                                     "it 1"});
     auto expect_corrupt = [](const test::TfliteModelBuilder::SparseDim& d1, const char* what) {
@@ -207,10 +200,7 @@ test::TfliteModelBuilder unpack_model(int32_t num, int outputs, std::vector<int3
 // Converting `m` fails with every fragment in the message.
 void expect_conversion_error(const test::TfliteModelBuilder& m, std::initializer_list<const char*> fragments) {
     test::ScratchDir dir{"tflite_ops_bad"};
-    ConversionOptions o;
-    o.input_model = m.save("bad_op.tflite");
-    o.output_dir = dir.path().string();
-    test::expect_error([&] { convert(o); }, fragments);
+    test::expect_error([&] { test::convert_to_ir(m.save("bad_op.tflite"), dir, true); }, fragments);
 }
 
 // Found by an audit: UNPACK with num -1 was a std::length_error and with fewer parts than

@@ -1,6 +1,7 @@
 #include "core/graph.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 #include <boost/graph/depth_first_search.hpp>
@@ -418,28 +419,68 @@ std::vector<Node> find_cycle(const Graph& g) {
 
 }  // namespace
 
+namespace {
+
+// Kahn's ready nodes as a set of ids: a bit per id and a summary bit per 64-bit word, so taking
+// the smallest scans a few words. A binary heap cost 17 levels per step on a transformer's
+// graph, whose 85,000 constants are all ready at the start.
+class ReadyIds {
+public:
+    explicit ReadyIds(uint64_t id_limit) : words_(id_limit / 64 + 1), summary_(words_.size() / 64 + 1) {}
+
+    bool empty() const { return count_ == 0; }
+
+    void insert(uint64_t id) {
+        const uint64_t w = id / 64;
+        words_[w] |= uint64_t{1} << (id % 64);
+        summary_[w / 64] |= uint64_t{1} << (w % 64);
+        lowest_word_ = std::min(lowest_word_, w);
+        ++count_;
+    }
+
+    uint64_t take_smallest() {
+        uint64_t s = lowest_word_ / 64;
+        uint64_t bits = summary_[s] & (~uint64_t{0} << (lowest_word_ % 64));
+        while (bits == 0) bits = summary_[++s];
+        const uint64_t w = s * 64 + static_cast<uint64_t>(std::countr_zero(bits));
+        const uint64_t id = w * 64 + static_cast<uint64_t>(std::countr_zero(words_[w]));
+        words_[w] &= words_[w] - 1;
+        if (words_[w] == 0) summary_[s] &= ~(uint64_t{1} << (w % 64));
+        lowest_word_ = w;  // no id below the one taken is left
+        --count_;
+        return id;
+    }
+
+private:
+    std::vector<uint64_t> words_, summary_;
+    uint64_t lowest_word_ = UINT64_MAX;
+    size_t count_ = 0;
+};
+
+}  // namespace
+
+constexpr uint64_t kPrefetchAhead = 8;
+
 std::vector<Node> Graph::compute_topological_order() const {
-    std::vector<std::pair<uint64_t, NodeData*>> ready;  // a min-heap on id
+    ReadyIds ready(impl_->nodes.size());
     impl_->for_each([&](NodeData* d) {
         d->walk_count = 0;  // inputs not yet ordered
         for (const InEdge& e : d->in_edges) d->walk_count += e.src != nullptr;
-        if (d->walk_count == 0) ready.emplace_back(d->id, d);
+        if (d->walk_count == 0) ready.insert(d->id);
     });
-    auto later = std::greater<>();
-    std::make_heap(ready.begin(), ready.end(), later);
     std::vector<Node> order;
     order.reserve(impl_->live);
+    const auto& nodes = impl_->nodes;
     while (!ready.empty()) {
-        std::pop_heap(ready.begin(), ready.end(), later);
-        NodeData* d = ready.back().second;
-        ready.pop_back();
+        const uint64_t id = ready.take_smallest();
+        // The order mostly follows ids, so the nodes a few ids on are about to be touched:
+        // fetching them now hides most of the cache misses of this walk.
+        if (id + kPrefetchAhead < nodes.size() && nodes[id + kPrefetchAhead]) __builtin_prefetch(nodes[id + kPrefetchAhead].get());
+        NodeData* d = nodes[id].get();
         order.emplace_back(d);
         for (const OutEdge& e : d->out_edges) {
             NodeData* t = e.dst;
-            if (--t->walk_count == 0) {
-                ready.emplace_back(t->id, t);
-                std::push_heap(ready.begin(), ready.end(), later);
-            }
+            if (--t->walk_count == 0) ready.insert(t->id);
         }
     }
     if (order.size() != impl_->live) {

@@ -1,6 +1,7 @@
 #include "core/infer.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 
 #include "core/error.hpp"
@@ -43,14 +44,52 @@ struct OutputSnapshot {
     const void* value;  // the value's buffer: comparing bytes would compute a derived one
 };
 
-std::vector<OutputSnapshot> snapshot(Node n) {
-    std::vector<OutputSnapshot> s;
-    for (size_t j = 0; j < n.output_count(); ++j) {
-        const Tensor* v = n.out(j).value();
-        s.push_back({n.out(j).type(), n.out(j).shape(), v ? static_cast<const void*>(v->buffer().get()) : nullptr});
-    }
-    return s;
+const void* value_buffer(const OutPort& p) {
+    const Tensor* v = p.value();
+    return v ? static_cast<const void*>(v->buffer().get()) : nullptr;
 }
+
+// A node's outputs as they were before its inference, copied into lists kept per thread and
+// nesting level (a body is inferred inside its owner's inference): their shapes' storage is
+// reused, so taking one allocates nothing for most nodes.
+class Snapshot {
+public:
+    explicit Snapshot(const Node& n) : outputs_(take_list()) {
+        outputs_.resize(n.output_count());
+        for (size_t j = 0; j < outputs_.size(); ++j) {
+            const OutPort p = n.out(j);
+            outputs_[j].type = p.type();
+            outputs_[j].shape = p.shape();
+            outputs_[j].value = value_buffer(p);
+        }
+    }
+    ~Snapshot() { --depth(); }
+    Snapshot(const Snapshot&) = delete;
+    Snapshot& operator=(const Snapshot&) = delete;
+
+    // Whether `n`'s outputs differ from the snapshot's.
+    bool differs(const Node& n) const {
+        if (n.output_count() != outputs_.size()) return true;
+        for (size_t j = 0; j < outputs_.size(); ++j) {
+            const OutPort p = n.out(j);
+            if (outputs_[j].type != p.type() || outputs_[j].shape != p.shape() || outputs_[j].value != value_buffer(p))
+                return true;
+        }
+        return false;
+    }
+
+private:
+    static size_t& depth() {
+        thread_local size_t d = 0;
+        return d;
+    }
+    static std::vector<OutputSnapshot>& take_list() {
+        thread_local std::deque<std::vector<OutputSnapshot>> lists;  // a deque: growing it moves no list
+        if (lists.size() == depth()) lists.emplace_back();
+        return lists[depth()++];
+    }
+    std::vector<OutputSnapshot>& outputs_;
+};
 
 // Whether running `n`'s bodies at conversion is bounded: a Loop folds only with a known trip
 // count of at most kMaxFoldedIterations (-1 or a huge constant could run for ever), and a
@@ -121,6 +160,15 @@ std::optional<Tensor> gathered_static_dims(const Node& n) {
     return Tensor::from_vector<int64_t>(dims, out).convert(n.out(0).type());
 }
 
+// Whether every connected input of `n` has a known value.
+bool inputs_known(const Node& n) {
+    for (size_t i = 0; i < n.input_count(); ++i) {
+        auto src = n.in(i).source();
+        if (src && !src->value()) return false;
+    }
+    return true;
+}
+
 // Folds `n` when its inputs are known; clears stale values otherwise.
 void fold(Node n) {
     const OpSchema& op = n.op();
@@ -139,8 +187,9 @@ void fold(Node n) {
         }
     }
     // Decompression Converts stay: folding them would undo f16 compression (as in OpenVINO).
-    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && !n.has_rt_info(kDecompression) &&
-                    bounded_iterations(n) && outputs_fit(n);
+    // Known inputs first: most nodes have an input that is not, and nothing else need be asked.
+    bool foldable = static_cast<bool>(op.eval) && op.type != "Parameter" && inputs_known(n) &&
+                    !n.has_rt_info(kDecompression) && bounded_iterations(n) && outputs_fit(n);
     bool all_constant = true;
     std::vector<Tensor> inputs(n.input_count());
     for (size_t i = 0; foldable && i < n.input_count(); ++i) {
@@ -213,7 +262,7 @@ void check_required_inputs(const Node& n) {
 
 bool infer_node(Node n) {
     const OpSchema& op = n.op();
-    auto before = snapshot(n);
+    const Snapshot before(n);
     check_required_inputs(n);
     if (!op.infer)
         throw Error("op '" + op.type + "' has no shape inference", n.describe(), "the op schema must provide one");
@@ -232,13 +281,7 @@ bool infer_node(Node n) {
     check_dims(n);
     fold(n);
     n.set_inferred();
-    auto after = snapshot(n);
-    for (size_t j = 0; j < after.size(); ++j) {
-        if (j >= before.size() || before[j].type != after[j].type || before[j].shape != after[j].shape ||
-            before[j].value != after[j].value)
-            return true;
-    }
-    return false;
+    return before.differs(n);
 }
 
 void infer_graph(Graph& graph) {

@@ -169,23 +169,65 @@ public:
           edges_(p.ordered_edges()),
           bound_(p.nodes().size()),
           swapped_(p.nodes().size(), false),
-          port_(p.nodes().size(), kUnknownPort) {}
+          port_(p.nodes().size(), kUnknownPort),
+          schemas_(p.nodes().size()),
+          by_name_(p.nodes().size(), false) {
+        while (p_.nodes()[root_].name != p_.root()) ++root_;
+    }
 
+    // Reusable: a failed match leaves nothing bound (every step undoes itself), a found one is
+    // cleared before the next.
     std::optional<PatternMatch> run(const Node& root) {
-        size_t r = 0;
-        while (p_.nodes()[r].name != p_.root()) ++r;
-        if (!bind_and_continue(r, root, 0)) return std::nullopt;
+        if (&root.graph().ops() != ops_) resolve_types(root.graph().ops());
+        if (!bind_and_continue(root_, root, 0)) return std::nullopt;
         PatternMatch m;
         for (size_t i = 0; i < bound_.size(); ++i)
             m.bind(p_.nodes()[i].name, bound_[i], port_[i] == kUnknownPort ? 0 : port_[i]);
+        std::fill(bound_.begin(), bound_.end(), Node());
+        std::fill(swapped_.begin(), swapped_.end(), false);
+        std::fill(port_.begin(), port_.end(), kUnknownPort);
         return m;
     }
 
+    // Whether every typed pattern node names an op some node of `g` has: no match is possible
+    // otherwise.
+    bool possible_in(const Graph& g) {
+        if (&g.ops() != ops_) resolve_types(g.ops());
+        for (size_t i = 0; i < schemas_.size(); ++i) {
+            if (p_.nodes()[i].types.empty() || by_name_[i]) continue;
+            bool present = false;
+            for (const OpSchema* op : schemas_[i]) present = present || g.count_of(*op) > 0;
+            if (!present) return false;
+        }
+        return true;
+    }
+
 private:
+    // A node's op is its registry's schema, so the pattern's types are compared as schema
+    // pointers; a type the registry does not know is compared by name.
+    void resolve_types(const OpRegistry& ops) {
+        ops_ = &ops;
+        for (size_t i = 0; i < schemas_.size(); ++i) {
+            schemas_[i].clear();
+            by_name_[i] = false;
+            for (const std::string& type : p_.nodes()[i].types) {
+                const OpSchema* op = ops.find(type);
+                if (op) schemas_[i].push_back(op);
+                by_name_[i] = by_name_[i] || !op;
+            }
+        }
+    }
+
+    bool has_type(size_t i, const Node& n) const {
+        const Pattern::NodeSpec& spec = p_.nodes()[i];
+        if (spec.types.empty()) return true;
+        if (by_name_[i]) return std::find(spec.types.begin(), spec.types.end(), n.type()) != spec.types.end();
+        return std::find(schemas_[i].begin(), schemas_[i].end(), &n.op()) != schemas_[i].end();
+    }
+
     bool accepts(size_t i, const Node& n) const {
         const Pattern::NodeSpec& spec = p_.nodes()[i];
-        if (!spec.types.empty() && std::find(spec.types.begin(), spec.types.end(), n.type()) == spec.types.end())
-            return false;
+        if (!has_type(i, n)) return false;
         // One graph node per pattern node, except that constants may be shared (an exporter may
         // reuse one initializer for two roles; a fusion never removes a constant still in use).
         if (!(n.output_count() > 0 && n.out(0).value()))
@@ -274,6 +316,10 @@ private:
     std::vector<Node> bound_;
     std::vector<bool> swapped_;
     std::vector<size_t> port_;  // the output an any_output node's edges leave
+    size_t root_ = 0;            // the root's index in p_.nodes()
+    const OpRegistry* ops_ = nullptr;                // the registry schemas_ come from
+    std::vector<std::vector<const OpSchema*>> schemas_;  // per pattern node, its types' schemas
+    std::vector<bool> by_name_;                      // per pattern node: a type ops_ does not know
     static constexpr size_t kUnknownPort = SIZE_MAX;
 };
 
@@ -345,12 +391,22 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
     std::vector<uint64_t> candidates;
     for (const Node& n : graph.topological_order())
         if (std::find(roots.begin(), roots.end(), &n.op()) != roots.end()) candidates.push_back(n.id());
+    // One matcher per alternative for the whole walk; an alternative that names an op no node
+    // has is not tried until a rewrite adds nodes (SDPA's 36 forms are 4 in a graph without
+    // Multiply, Divide and Select).
+    std::vector<Matcher> matchers(alternatives.begin(), alternatives.end());
+    std::vector<bool> possible(matchers.size());
+    auto check_possible = [&] {
+        for (size_t i = 0; i < matchers.size(); ++i) possible[i] = possible[i] || matchers[i].possible_in(graph);
+    };
+    check_possible();
     bool changed = false;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);
         if (!n) continue;  // removed by an earlier rewrite
-        for (const Pattern& p : alternatives) {
-            std::optional<PatternMatch> m = match_pattern(p, n);
+        for (size_t i = 0; i < matchers.size(); ++i) {
+            if (!possible[i]) continue;
+            std::optional<PatternMatch> m = matchers[i].run(n);
             bool applied = false;
             try {
                 applied = m && apply(*m, ctx);
@@ -359,6 +415,7 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
             }
             if (applied) {
                 changed = true;
+                if (std::find(possible.begin(), possible.end(), false) != possible.end()) check_possible();
                 break;
             }
         }

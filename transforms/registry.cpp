@@ -306,14 +306,17 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx, const
         uint64_t changes_before = graph.change_count();
         size_t nodes_before = graph.node_count();
         bool changed = run_one(*t);
+        auto ms = [](auto from) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count(); };
+        std::string reinferred;
         if (t == inference) {
             inference_done = true;
         } else if (inference_done && inference && is_enabled(*inference) && (changed || t->force_shape_inference())) {
+            auto inference_start = std::chrono::steady_clock::now();
             run_one(*inference);
+            reinferred = " (" + std::to_string(ms(inference_start)) + " ms of them inferring again)";
         }
-        auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        MO_LOG(Debug, t->id(), ": ", ms, " ms, ", graph.change_count() - changes_before, " node changes, nodes ",
-               nodes_before, " -> ", graph.node_count());
+        MO_LOG(Debug, t->id(), ": ", ms(start), " ms", reinferred, ", ", graph.change_count() - changes_before,
+               " node changes, nodes ", nodes_before, " -> ", graph.node_count());
     }
 }
 

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
 
 #include "support/graph_builder.hpp"
 
@@ -66,6 +70,56 @@ TEST(Graph, TopologicalOrderBreaksTiesById) {
     EXPECT_EQ(names, (std::vector<std::string>{"x", "late_source", "join", "x_user"}));
     (void)join;
     (void)early_user;
+}
+
+// Kahn's order taking the smallest ready id, worked by a plain reference (a std::set of ready
+// ids) on a random DAG whose edges run against id order too, with removed nodes leaving gaps,
+// over more ids than one summary word of the ready set covers (64 x 64).
+TEST(Graph, TopologicalOrderTakesTheSmallestReadyIdOfAWideRandomGraph) {
+    GraphBuilder b;
+    constexpr size_t kNodes = 6000;
+    std::vector<Node> nodes;
+    for (size_t i = 0; i < kNodes; ++i) nodes.push_back(b.node("FrameworkNode", {}, {}, "n" + std::to_string(i)));
+    std::mt19937 rng(7);
+    std::vector<size_t> rank(kNodes);  // a random topological rank: edges go from lower to higher
+    std::iota(rank.begin(), rank.end(), size_t{0});
+    std::shuffle(rank.begin(), rank.end(), rng);
+    std::vector<size_t> by_rank(kNodes);
+    for (size_t i = 0; i < kNodes; ++i) by_rank[rank[i]] = i;
+    for (size_t r = 1; r < kNodes; ++r) {
+        const size_t inputs = rng() % 4;
+        Node n = nodes[by_rank[r]];
+        n.set_input_count(inputs);
+        for (size_t k = 0; k < inputs; ++k) n.in(k).connect(nodes[by_rank[rng() % r]].out(0));
+    }
+    for (size_t i = 0; i < kNodes; i += 97) b.graph().remove_node(nodes[i]);
+
+    std::map<uint64_t, size_t> pending;  // id -> inputs not yet ordered
+    std::map<uint64_t, std::vector<uint64_t>> readers;
+    for (const Node& n : b.graph().nodes()) {
+        pending[n.id()] = 0;
+        for (size_t k = 0; k < n.input_count(); ++k)
+            if (n.in(k).connected()) {
+                ++pending[n.id()];
+                readers[n.in(k).src().node().id()].push_back(n.id());
+            }
+    }
+    std::set<uint64_t> ready;
+    for (const auto& [id, count] : pending)
+        if (count == 0) ready.insert(id);
+    std::vector<uint64_t> expected;
+    while (!ready.empty()) {
+        const uint64_t id = *ready.begin();
+        ready.erase(ready.begin());
+        expected.push_back(id);
+        for (uint64_t reader : readers[id])
+            if (--pending[reader] == 0) ready.insert(reader);
+    }
+    ASSERT_EQ(expected.size(), b.graph().node_count());
+
+    std::vector<uint64_t> order;
+    for (const Node& n : b.graph().topological_order()) order.push_back(n.id());
+    EXPECT_EQ(order, expected);
 }
 
 TEST(Graph, CycleIsReportedWithANodeName) {

@@ -239,5 +239,43 @@ TEST(PatternTransformation, RewritesEveryMatchOnce) {
     EXPECT_FALSE(pass.run(t.graph(), TransformContext{ConversionOptions{}}));
 }
 
+// Relu -> Sigmoid becomes Tanh -> Sigmoid (the Relu replaced for all its readers); Tanh ->
+// Sigmoid is counted. The second alternative names Tanh, which no node has until the first one
+// rewrites: it must still be tried on the Sigmoids offered after that.
+class RewriteThenMatch final : public PatternTransformation {
+public:
+    std::string id() const override { return "TestRewriteThenMatch"; }
+    Phase phase() const override { return Phase::Middle; }
+    std::vector<Pattern> patterns() const override {
+        Pattern relu("sig");
+        relu.node("act", {"Relu"}).node("sig", {"Sigmoid"}).edge("act", "sig", 0);
+        Pattern tanh("sig");
+        tanh.node("act", {"Tanh"}).node("sig", {"Sigmoid"}).edge("act", "sig", 0);
+        return {relu, tanh};
+    }
+    bool apply(const PatternMatch& m, const TransformContext&) override {
+        const Node act = m["act"];
+        if (act.is("Tanh")) {
+            ++after_tanh;
+            return true;
+        }
+        Graph& g = act.graph();
+        g.replace(act, g.add_op("Tanh", act.name() + "/tanh", {act.in(0).src()}));
+        return true;
+    }
+    int after_tanh = 0;
+};
+
+TEST(PatternTransformation, AnAlternativeNamingAnAbsentOpIsTriedOnceARewriteAddsIt) {
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    auto r = t.op("Relu", {x}, {}, "r");
+    t.output(t.op("Sigmoid", {r}, {}, "s1"), "y1");
+    t.output(t.op("Sigmoid", {r}, {}, "s2"), "y2");
+    RewriteThenMatch pass;
+    EXPECT_TRUE(pass.run(t.graph(), TransformContext{ConversionOptions{}}));
+    EXPECT_EQ(pass.after_tanh, 1);  // s1 rewrote the Relu, s2 then read the Tanh
+}
+
 }  // namespace
 }  // namespace mo

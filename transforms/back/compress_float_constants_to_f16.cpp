@@ -1,12 +1,14 @@
 #include "transforms/back/compress_float_constants_to_f16.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <future>
 #include <map>
 
 #include "core/f16_weights.hpp"
 #include "core/float16.hpp"
 #include "core/log.hpp"
+#include "core/mapped_file.hpp"
 #include "core/parallel.hpp"
 
 namespace mo {
@@ -34,13 +36,69 @@ bool fits_f16(const Tensor& t) {
     return fits;
 }
 
+// Weights in the model file are read with pread (f16_weights.hpp); small ones lie side by side
+// there (an ONNX model's initializers, a TFLite buffer table), so neighbours are read together:
+// one pread per MiB, where one per weight made 64,000 system calls for a transformer's graph.
+constexpr size_t kReadTogether = size_t{1} << 20;
+constexpr size_t kLargestGap = size_t{64} << 10;  // bytes between neighbours still read over
+
+// Checks tensors[order[first]], ... (all in `file`, in file order, each under kReadTogether)
+// with as few reads as neighbours allow, into fits[].
+void check_neighbours(const MappedFile& file, const std::vector<const Tensor*>& tensors,
+                      const std::vector<size_t>& order, size_t first, size_t last, std::vector<char>& fits) {
+    std::vector<std::byte> run;
+    std::vector<uint16_t> half;
+    for (size_t i = first; i < last;) {
+        const std::byte* begin = tensors[order[i]]->bytes();
+        const std::byte* end = begin + tensors[order[i]]->byte_size();
+        size_t j = i + 1;
+        for (; j < last; ++j) {
+            const Tensor& next = *tensors[order[j]];
+            const std::byte* next_end = std::max(end, next.bytes() + next.byte_size());
+            if (next.bytes() > end + kLargestGap || static_cast<size_t>(next_end - begin) > kReadTogether) break;
+            end = next_end;
+        }
+        run.resize(static_cast<size_t>(end - begin));
+        file.read(begin, run.data(), run.size());
+        for (; i < j; ++i) {
+            const Tensor& t = *tensors[order[i]];
+            float v[256];  // aligned copies: the run keeps protobuf's offsets
+            bool all = true;
+            for (size_t done = 0; all && done < t.size(); done += 256) {
+                const size_t count = std::min<size_t>(256, t.size() - done);
+                std::memcpy(v, run.data() + (t.bytes() - begin) + done * sizeof(float), count * sizeof(float));
+                half.resize(count);
+                all = f32_to_f16_fits(v, half.data(), count);
+            }
+            fits[order[i]] = all;
+        }
+    }
+}
+
 // Which of `tensors` fit f16, checked on up to two threads.
 std::vector<char> fitting_f16(const std::vector<const Tensor*>& tensors) {
     std::vector<char> fits(tensors.size(), 0);
     size_t total = 0;
     for (const Tensor* t : tensors) total += t->byte_size();
-    auto check = [&](size_t first, size_t step) {
-        for (size_t i = first; i < tensors.size(); i += step) fits[i] = fits_f16(*tensors[i]);
+    // Small weights of one mapped file in file order; the rest one by one.
+    std::vector<size_t> neighbours, alone;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        (tensors[i]->buffer()->source_file() && tensors[i]->byte_size() < kReadTogether ? neighbours : alone).push_back(i);
+    std::sort(neighbours.begin(), neighbours.end(), [&](size_t a, size_t b) {
+        const MappedFile *fa = tensors[a]->buffer()->source_file(), *fb = tensors[b]->buffer()->source_file();
+        return fa != fb ? std::less<>()(fa, fb) : std::less<>()(tensors[a]->bytes(), tensors[b]->bytes());
+    });
+    auto check = [&](size_t part, size_t parts) {
+        for (size_t i = part; i < alone.size(); i += parts) fits[alone[i]] = fits_f16(*tensors[alone[i]]);
+        // Each part a contiguous slice of the sorted neighbours, cut where the file changes.
+        size_t first = neighbours.size() * part / parts, last = neighbours.size() * (part + 1) / parts;
+        while (first < last) {
+            const MappedFile* file = tensors[neighbours[first]]->buffer()->source_file();
+            size_t end = first;
+            while (end < last && tensors[neighbours[end]]->buffer()->source_file() == file) ++end;
+            check_neighbours(*file, tensors, neighbours, first, end, fits);
+            first = end;
+        }
     };
     constexpr size_t kWorthAThread = size_t{64} << 20;
     if (total < kWorthAThread || usable_cpus() < 2) {
@@ -93,7 +151,7 @@ bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
         convert.rt_info()[kDecompression] = "0";
         c.out(0).replace_all_uses_with(convert.out(0));
         convert.out(0).names() = std::move(c.out(0).names());
-        convert.fused_names() = c.fused_names();
+        if (!c.read_fused_names().empty()) convert.fused_names() = c.read_fused_names();
         graph.remove_node(c);
         changed = true;
     }

@@ -12,6 +12,8 @@ using Missing = std::map<std::string, std::vector<std::string>>;  // "onnx Type 
 
 // Also looks inside bodies: one unsupported op in a Loop body fails the whole model.
 void collect(const Graph& graph, Missing& missing) {
+    // The graph counts its nodes per op: without a FrameworkNode or a body there is nothing to walk.
+    if (!graph.has_bodies() && present_ops(graph, {"FrameworkNode"}).empty()) return;
     for (const Node& n : graph.topological_order()) {
         for (const Body& body : n.bodies()) collect(*body.graph, missing);
         if (!n.is("FrameworkNode")) continue;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "core/graph_data.hpp"
 #include "core/hash.hpp"
 #include "core/infer.hpp"
 
@@ -17,21 +18,24 @@ uint64_t shape_digest(uint64_t h, const PartialShape& shape) {
     return h;
 }
 
-uint64_t input_digest(Node n) {
-    uint64_t h = hash_combine(0, n.input_count());
-    for (size_t i = 0; i < n.input_count(); ++i) {
-        auto src = n.in(i).source();
-        if (!src) {
+// What inference reads of `n`'s inputs. Read from the graph's storage: this runs for every node
+// after every pass that changed something.
+uint64_t input_digest(const NodeData& d, const OpSchema* shape_of) {
+    uint64_t h = hash_combine(0, d.in_edges.size());
+    for (const InEdge& e : d.in_edges) {
+        if (!e.src) {
             h = hash_combine(h, UINT64_MAX);
             continue;
         }
-        h = hash_combine(hash_combine(hash_combine(h, src->node().id()), src->index()), static_cast<uint64_t>(src->type()));
-        h = shape_digest(h, src->shape());
+        const OutputData& out = e.src->outputs[e.out_port];
+        h = hash_combine(hash_combine(hash_combine(h, e.src->id), e.out_port), static_cast<uint64_t>(out.type));
+        h = shape_digest(h, out.shape);
         // A Gather of a ShapeOf folds the static dims it reads (core/infer.cpp): they count too.
-        const Node from = src->node();
-        if (from.is("ShapeOf") && from.input_count() == 1 && from.in(0).connected()) h = shape_digest(h, from.in(0).shape());
-        const Tensor* v = src->value();  // its buffer, not bytes(): see core/infer.cpp
-        h = hash_combine(h, reinterpret_cast<uintptr_t>(v ? v->buffer().get() : nullptr));
+        const NodeData& from = *e.src;
+        if (from.op == shape_of && from.in_edges.size() == 1 && from.in_edges[0].src)
+            h = shape_digest(h, from.in_edges[0].src->outputs[from.in_edges[0].out_port].shape);
+        // Its buffer, not bytes(): see core/infer.cpp.
+        h = hash_combine(h, reinterpret_cast<uintptr_t>(out.value ? out.value->buffer().get() : nullptr));
     }
     return h == 0 ? 1 : h;
 }
@@ -49,19 +53,23 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
     // Nodes no extractor handled (left for a configured replacement, reported at the back phase)
     // and everything they feed stay uninferred.
     std::unordered_set<uint64_t> blocked;
+    const OpSchema* framework_node = graph.ops().find("FrameworkNode");
+    const OpSchema* shape_of = graph.ops().find("ShapeOf");
+    last_inputs_.resize(std::max<size_t>(last_inputs_.size(), graph.id_limit()), 0);
     for (Node n : graph.topological_order()) {
-        bool skip = n.is("FrameworkNode");
-        for (size_t i = 0; !skip && !blocked.empty() && i < n.input_count(); ++i)
-            skip = n.in(i).connected() && blocked.count(n.in(i).src().node().id());
+        const NodeData& d = *GraphAccess::data(n);
+        bool skip = d.op == framework_node;
+        for (size_t i = 0; !skip && !blocked.empty() && i < d.in_edges.size(); ++i)
+            skip = d.in_edges[i].src && blocked.count(d.in_edges[i].src->id);
         if (skip) {
-            blocked.insert(n.id());
+            blocked.insert(d.id);
             continue;
         }
-        const uint64_t digest = input_digest(n);
-        if (n.id() >= last_inputs_.size()) last_inputs_.resize(std::max<size_t>(n.id() + 1, graph.id_limit()), 0);
-        if (!n.needs_infer() && last_inputs_[n.id()] == digest) continue;
+        const uint64_t digest = input_digest(d, shape_of);
+        if (d.id >= last_inputs_.size()) last_inputs_.resize(std::max<size_t>(d.id + 1, graph.id_limit()), 0);
+        if (!d.needs_infer && last_inputs_[d.id] == digest) continue;
         changed |= infer_node(n);
-        last_inputs_[n.id()] = digest;
+        last_inputs_[d.id] = digest;
     }
     return changed;
 }

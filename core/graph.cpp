@@ -299,7 +299,8 @@ Node Graph::add_op(std::string_view type, std::string name, const std::vector<Ou
 }
 
 Node Graph::add_constant(std::string name, Tensor value) {
-    Node n = add_node(ops_->get("Constant"), std::move(name));
+    if (!impl_->constant_op) impl_->constant_op = &ops_->get("Constant");
+    Node n = add_node(*impl_->constant_op, std::move(name));
     n.out(0).set_value(std::move(value));
     n.data()->needs_infer = false;
     return n;
@@ -377,12 +378,15 @@ std::vector<Node> Graph::nodes() const {
     return v;
 }
 
-std::vector<Node> Graph::topological_order() const {
-    if (impl_->topo_change != change_count_) {
-        impl_->topo = compute_topological_order();
-        impl_->topo_change = change_count_;
+std::vector<Node> Graph::topological_order() const { return GraphAccess::order(*this).nodes; }
+
+GraphAccess::Order GraphAccess::order(const Graph& g) {
+    Graph::Impl& impl = *g.impl_;
+    if (impl.topo_change != g.change_count_) {
+        impl.topo = g.compute_topological_order();  // fills impl.topo_ops as it goes
+        impl.topo_change = g.change_count_;
     }
-    return impl_->topo;
+    return {impl.topo, impl.topo_ops};
 }
 
 namespace {
@@ -470,6 +474,9 @@ std::vector<Node> Graph::compute_topological_order() const {
     });
     std::vector<Node> order;
     order.reserve(impl_->live);
+    std::vector<const OpSchema*>& ops = impl_->topo_ops;
+    ops.clear();
+    ops.reserve(impl_->live);
     const auto& nodes = impl_->nodes;
     while (!ready.empty()) {
         const uint64_t id = ready.take_smallest();
@@ -478,6 +485,7 @@ std::vector<Node> Graph::compute_topological_order() const {
         if (id + kPrefetchAhead < nodes.size() && nodes[id + kPrefetchAhead]) __builtin_prefetch(nodes[id + kPrefetchAhead].get());
         NodeData* d = nodes[id].get();
         order.emplace_back(d);
+        ops.push_back(d->op);
         for (const OutEdge& e : d->out_edges) {
             NodeData* t = e.dst;
             if (--t->walk_count == 0) ready.insert(t->id);

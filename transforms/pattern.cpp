@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/graph_data.hpp"
+
 namespace mo {
 
 NodePredicate consumers(size_t n) {
@@ -389,8 +391,9 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
     const std::vector<const OpSchema*> roots = present_ops(graph, {root_types.begin(), root_types.end()});
     if (roots.empty()) return false;
     std::vector<uint64_t> candidates;
-    for (const Node& n : graph.topological_order())
-        if (std::find(roots.begin(), roots.end(), &n.op()) != roots.end()) candidates.push_back(n.id());
+    const GraphAccess::Order order = GraphAccess::order(graph);
+    for (size_t i = 0; i < order.nodes.size(); ++i)
+        if (std::find(roots.begin(), roots.end(), order.ops[i]) != roots.end()) candidates.push_back(order.nodes[i].id());
     // One matcher per alternative for the whole walk; an alternative that names an op no node
     // has is not tried until a rewrite adds nodes (SDPA's 36 forms are 4 in a graph without
     // Multiply, Divide and Select).

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/graph_data.hpp"
 #include "core/log.hpp"
 #include "core/plugin_code.hpp"
 #include "core/progress.hpp"
@@ -43,8 +44,9 @@ bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
     if (types.empty()) return false;
     auto wanted = [&](const Node& n) { return std::find(types.begin(), types.end(), &n.op()) != types.end(); };
     std::vector<uint64_t> candidates;
-    for (const Node& n : graph.topological_order())
-        if (wanted(n)) candidates.push_back(n.id());
+    const GraphAccess::Order order = GraphAccess::order(graph);
+    for (size_t i = 0; i < order.nodes.size(); ++i)
+        if (std::find(types.begin(), types.end(), order.ops[i]) != types.end()) candidates.push_back(order.nodes[i].id());
     bool changed = false;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <future>
-#include <map>
+#include <unordered_map>
 
 #include "core/f16_weights.hpp"
 #include "core/float16.hpp"
@@ -135,14 +135,23 @@ bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
         if (!checked_when_written(c)) checked_now.push_back(c.out(0).value());
     const std::vector<char> fits_now = fitting_f16(checked_now);
     // One f16 buffer per f32 buffer, so constants sharing weights still share them in the BIN.
-    std::map<std::pair<const std::byte*, size_t>, std::shared_ptr<const Buffer>> converted;
+    struct Span {
+        const std::byte* bytes;
+        size_t size;
+        bool operator==(const Span&) const = default;
+    };
+    struct SpanHash {
+        size_t operator()(const Span& s) const { return std::hash<const void*>()(s.bytes) ^ (s.size * 0x9e3779b97f4a7c15ull); }
+    };
+    std::unordered_map<Span, std::shared_ptr<const Buffer>, SpanHash> converted;
+    converted.reserve(candidates.size());
     bool changed = false;
     for (size_t i = 0, checked = 0; i < candidates.size(); ++i) {
         Node c = candidates[i];
         const bool known_to_fit = !checked_when_written(c);
         if (known_to_fit && !fits_now[checked++]) continue;
         const Tensor& source = *c.out(0).value();
-        auto& half = converted[{source.bytes(), source.byte_size()}];
+        auto& half = converted[Span{source.bytes(), source.byte_size()}];
         if (!half) half = std::make_shared<F16Weights>(source, known_to_fit);
         const std::string name = c.name();
         Node compressed = graph.add_constant(name + "_compressed", Tensor(ElementType::f16, source.shape(), half));

@@ -115,7 +115,10 @@ const std::map<std::string, std::string>& Node::read_rt_info() const {
     static const std::map<std::string, std::string> none;
     return data()->extras ? data()->extras->rt_info : none;
 }
-bool Node::has_rt_info(std::string_view key) const { return read_rt_info().count(std::string(key)) != 0; }
+bool Node::has_rt_info(std::string_view key) const {
+    const NodeExtras* extras = data()->extras.get();  // most nodes have none: no key string is made
+    return extras && !extras->rt_info.empty() && extras->rt_info.count(std::string(key)) != 0;
+}
 
 bool Node::needs_infer() const { return data()->needs_infer; }
 void Node::set_inferred() const { data()->needs_infer = false; }

@@ -35,24 +35,34 @@ void infer_matmul(InferContext& c) {
         return;
     }
     const bool ta_flag = c.attr<bool>("transpose_a"), tb_flag = c.attr<bool>("transpose_b");
-    auto a = as_matrix(sa.dims(), true, ta_flag);
-    auto b = as_matrix(sb.dims(), false, tb_flag);
-    const Dimension& ka = a[a.size() - 1];
-    const Dimension& kb = b[b.size() - 2];
+    // The matrices' dims read in place (as_matrix's view without its copies: this runs for every
+    // MatMul of a transformer after each pass that changed the graph).
+    const std::vector<Dimension>& da = sa.dims();
+    const std::vector<Dimension>& db = sb.dims();
+    const size_t ra = da.size(), rb = db.size();
+    const bool swap_a = ra > 1 && ta_flag, swap_b = rb > 1 && tb_flag;
+    const Dimension& ka = ra == 1 ? da[0] : da[ra - (swap_a ? 2 : 1)];
+    const Dimension& kb = rb == 1 ? db[0] : db[rb - (swap_b ? 1 : 2)];
     if (!ka.compatible(kb))
         c.fail("inner dimensions differ: A " + sa.to_string() + ", B " + sb.to_string() + " (transpose_a=" +
                (ta_flag ? "true" : "false") + ", transpose_b=" + (tb_flag ? "true" : "false") + ")");
-    PartialShape batch_a(std::vector<Dimension>(a.begin(), a.end() - 2));
-    PartialShape batch_b(std::vector<Dimension>(b.begin(), b.end() - 2));
+    const size_t batch_ra = ra > 2 ? ra - 2 : 0, batch_rb = rb > 2 ? rb - 2 : 0;
     PartialShape out;
-    try {
-        out = broadcast_numpy(batch_a, batch_b);
-    } catch (const Error&) {
-        c.fail("batch dimensions do not broadcast: " + sa.to_string() + " and " + sb.to_string());
+    if (batch_ra == 0 || batch_rb == 0) {  // one side has no batch axes: the other's are the result's
+        const std::vector<Dimension>& batch = batch_ra ? da : db;
+        out = PartialShape(std::vector<Dimension>(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(batch_ra + batch_rb)));
+    } else {
+        try {
+            out = broadcast_numpy(PartialShape(std::vector<Dimension>(da.begin(), da.end() - 2)),
+                                  PartialShape(std::vector<Dimension>(db.begin(), db.end() - 2)));
+        } catch (const Error&) {
+            c.fail("batch dimensions do not broadcast: " + sa.to_string() + " and " + sb.to_string());
+        }
     }
-    if (sa.rank() != 1) out.dims().push_back(a[a.size() - 2]);
-    if (sb.rank() != 1) out.dims().push_back(b[b.size() - 1]);
-    c.set_output(0, type, out);
+    out.dims().reserve(out.dims().size() + 2);
+    if (ra != 1) out.dims().push_back(da[ra - (swap_a ? 1 : 2)]);
+    if (rb != 1) out.dims().push_back(db[rb - (swap_b ? 2 : 1)]);
+    c.set_output(0, type, std::move(out));
 }
 
 std::vector<Tensor> eval_matmul(const Node& n, const std::vector<Tensor>& inputs) {

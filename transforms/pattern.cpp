@@ -232,9 +232,12 @@ private:
         if (!has_type(i, n)) return false;
         // One graph node per pattern node, except that constants may be shared (an exporter may
         // reuse one initializer for two roles; a fusion never removes a constant still in use).
-        if (!(n.output_count() > 0 && n.out(0).value()))
-            for (size_t j = 0; j < bound_.size(); ++j)
-                if (bound_[j] == n) return false;
+        // The node's value is read only when it is bound already: it lies in another cache line.
+        for (size_t j = 0; j < bound_.size(); ++j) {
+            if (bound_[j] != n) continue;
+            if (!(n.output_count() > 0 && n.out(0).value())) return false;
+            break;
+        }
         for (const NodePredicate& pred : spec.predicates)
             if (!pred(n)) return false;
         return true;

@@ -7,6 +7,7 @@
 
 #include "core/f16_weights.hpp"
 #include "core/float16.hpp"
+#include "core/graph_data.hpp"
 #include "core/log.hpp"
 #include "core/mapped_file.hpp"
 #include "core/parallel.hpp"
@@ -15,11 +16,12 @@ namespace mo {
 
 namespace {
 
-bool feeds_precision_sensitive_input(const OutPort& port) {
-    for (const InPort& t : port.targets()) {
-        if (t.node().has_rt_info(kDisableFp16Compression)) return true;
-        const auto& sensitive = t.node().op().precision_sensitive_inputs;
-        if (std::find(sensitive.begin(), sensitive.end(), t.index()) != sensitive.end()) return true;
+// Read from the graph's storage: this looks at every node's first output and consumers.
+bool feeds_precision_sensitive_input(const NodeData& constant) {
+    for (const OutEdge& e : constant.out_edges) {
+        if (GraphAccess::node(e.dst).has_rt_info(kDisableFp16Compression)) return true;
+        const auto& sensitive = e.dst->op->precision_sensitive_inputs;
+        if (std::find(sensitive.begin(), sensitive.end(), e.in_port) != sensitive.end()) return true;
     }
     return false;
 }
@@ -125,11 +127,12 @@ bool checked_when_written(const Node& c) {
 }  // namespace
 
 bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
+    const OpSchema* constant = graph.ops().find("Constant");
     std::vector<Node> candidates;
-    for (Node n : graph.nodes()) {
-        if (!n.is("Constant") || n.out(0).type() != ElementType::f32 || !n.out(0).has_targets()) continue;
-        if (!feeds_precision_sensitive_input(n.out(0))) candidates.push_back(n);
-    }
+    GraphAccess::impl(graph).for_each([&](NodeData* d) {  // in id order, as the new nodes' ids follow
+        if (d->op != constant || d->outputs[0].type != ElementType::f32 || d->out_edges.empty()) return;
+        if (!feeds_precision_sensitive_input(*d)) candidates.push_back(GraphAccess::node(d));
+    });
     std::vector<const Tensor*> checked_now;
     for (Node c : candidates)
         if (!checked_when_written(c)) checked_now.push_back(c.out(0).value());

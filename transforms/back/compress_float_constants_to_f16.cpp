@@ -44,35 +44,41 @@ bool fits_f16(const Tensor& t) {
 constexpr size_t kReadTogether = size_t{1} << 20;
 constexpr size_t kLargestGap = size_t{64} << 10;  // bytes between neighbours still read over
 
-// Checks tensors[order[first]], ... (all in `file`, in file order, each under kReadTogether)
-// with as few reads as neighbours allow, into fits[].
-void check_neighbours(const MappedFile& file, const std::vector<const Tensor*>& tensors,
-                      const std::vector<size_t>& order, size_t first, size_t last, std::vector<char>& fits) {
+// A small weight of a mapped file: where its bytes are, and which of the checked tensors it is.
+struct FileSpan {
+    const MappedFile* file;
+    const std::byte* bytes;
+    size_t size;  // bytes
+    size_t index;
+};
+
+// Checks spans[first, last) (one file, in file order) with as few reads as neighbours allow,
+// into fits[].
+void check_neighbours(const std::vector<FileSpan>& spans, size_t first, size_t last, std::vector<char>& fits) {
     std::vector<std::byte> run;
-    std::vector<uint16_t> half;
+    uint16_t half[256];
     for (size_t i = first; i < last;) {
-        const std::byte* begin = tensors[order[i]]->bytes();
-        const std::byte* end = begin + tensors[order[i]]->byte_size();
+        const std::byte* begin = spans[i].bytes;
+        const std::byte* end = begin + spans[i].size;
         size_t j = i + 1;
         for (; j < last; ++j) {
-            const Tensor& next = *tensors[order[j]];
-            const std::byte* next_end = std::max(end, next.bytes() + next.byte_size());
-            if (next.bytes() > end + kLargestGap || static_cast<size_t>(next_end - begin) > kReadTogether) break;
+            const std::byte* next_end = std::max(end, spans[j].bytes + spans[j].size);
+            if (spans[j].bytes > end + kLargestGap || static_cast<size_t>(next_end - begin) > kReadTogether) break;
             end = next_end;
         }
         run.resize(static_cast<size_t>(end - begin));
-        file.read(begin, run.data(), run.size());
+        spans[i].file->read(begin, run.data(), run.size());
         for (; i < j; ++i) {
-            const Tensor& t = *tensors[order[i]];
+            const size_t n = spans[i].size / sizeof(float);
+            const std::byte* values = run.data() + (spans[i].bytes - begin);
             float v[256];  // aligned copies: the run keeps protobuf's offsets
             bool all = true;
-            for (size_t done = 0; all && done < t.size(); done += 256) {
-                const size_t count = std::min<size_t>(256, t.size() - done);
-                std::memcpy(v, run.data() + (t.bytes() - begin) + done * sizeof(float), count * sizeof(float));
-                half.resize(count);
-                all = f32_to_f16_fits(v, half.data(), count);
+            for (size_t done = 0; all && done < n; done += 256) {
+                const size_t count = std::min<size_t>(256, n - done);
+                std::memcpy(v, values + done * sizeof(float), count * sizeof(float));
+                all = f32_to_f16_fits(v, half, count);
             }
-            fits[order[i]] = all;
+            fits[spans[i].index] = all;
         }
     }
 }
@@ -81,24 +87,27 @@ void check_neighbours(const MappedFile& file, const std::vector<const Tensor*>& 
 std::vector<char> fitting_f16(const std::vector<const Tensor*>& tensors) {
     std::vector<char> fits(tensors.size(), 0);
     size_t total = 0;
-    for (const Tensor* t : tensors) total += t->byte_size();
-    // Small weights of one mapped file in file order; the rest one by one.
-    std::vector<size_t> neighbours, alone;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        (tensors[i]->buffer()->source_file() && tensors[i]->byte_size() < kReadTogether ? neighbours : alone).push_back(i);
-    std::sort(neighbours.begin(), neighbours.end(), [&](size_t a, size_t b) {
-        const MappedFile *fa = tensors[a]->buffer()->source_file(), *fb = tensors[b]->buffer()->source_file();
-        return fa != fb ? std::less<>()(fa, fb) : std::less<>()(tensors[a]->bytes(), tensors[b]->bytes());
+    // Small weights of a mapped file in file order; the rest one by one.
+    std::vector<FileSpan> neighbours;
+    std::vector<size_t> alone;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const size_t size = tensors[i]->byte_size();
+        total += size;
+        const MappedFile* file = tensors[i]->buffer()->source_file();
+        if (file && size < kReadTogether) neighbours.push_back({file, tensors[i]->bytes(), size, i});
+        else alone.push_back(i);
+    }
+    std::sort(neighbours.begin(), neighbours.end(), [](const FileSpan& a, const FileSpan& b) {
+        return a.file != b.file ? std::less<>()(a.file, b.file) : std::less<>()(a.bytes, b.bytes);
     });
     auto check = [&](size_t part, size_t parts) {
         for (size_t i = part; i < alone.size(); i += parts) fits[alone[i]] = fits_f16(*tensors[alone[i]]);
         // Each part a contiguous slice of the sorted neighbours, cut where the file changes.
         size_t first = neighbours.size() * part / parts, last = neighbours.size() * (part + 1) / parts;
         while (first < last) {
-            const MappedFile* file = tensors[neighbours[first]]->buffer()->source_file();
             size_t end = first;
-            while (end < last && tensors[neighbours[end]]->buffer()->source_file() == file) ++end;
-            check_neighbours(*file, tensors, neighbours, first, end, fits);
+            while (end < last && neighbours[end].file == neighbours[first].file) ++end;
+            check_neighbours(neighbours, first, end, fits);
             first = end;
         }
     };
@@ -133,9 +142,12 @@ bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
         if (d->op != constant || d->outputs[0].type != ElementType::f32 || d->out_edges.empty()) return;
         if (!feeds_precision_sensitive_input(*d)) candidates.push_back(GraphAccess::node(d));
     });
+    std::vector<char> later(candidates.size());  // checked_when_written(), asked once
     std::vector<const Tensor*> checked_now;
-    for (Node c : candidates)
-        if (!checked_when_written(c)) checked_now.push_back(c.out(0).value());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        later[i] = checked_when_written(candidates[i]);
+        if (!later[i]) checked_now.push_back(candidates[i].out(0).value());
+    }
     const std::vector<char> fits_now = fitting_f16(checked_now);
     // One f16 buffer per f32 buffer, so constants sharing weights still share them in the BIN.
     struct Span {
@@ -148,18 +160,18 @@ bool CompressFloatConstantsToF16::run(Graph& graph, const TransformContext&) {
     };
     std::unordered_map<Span, std::shared_ptr<const Buffer>, SpanHash> converted;
     converted.reserve(candidates.size());
+    const AttrMap to_f32{{"destination_type", AttrValue(ElementType::f32)}};
     bool changed = false;
     for (size_t i = 0, checked = 0; i < candidates.size(); ++i) {
         Node c = candidates[i];
-        const bool known_to_fit = !checked_when_written(c);
+        const bool known_to_fit = !later[i];
         if (known_to_fit && !fits_now[checked++]) continue;
         const Tensor& source = *c.out(0).value();
         auto& half = converted[Span{source.bytes(), source.byte_size()}];
         if (!half) half = std::make_shared<F16Weights>(source, known_to_fit);
         const std::string name = c.name();
         Node compressed = graph.add_constant(name + "_compressed", Tensor(ElementType::f16, source.shape(), half));
-        Node convert = graph.add_op("Convert", name, {compressed.out(0)},
-                                    {{"destination_type", AttrValue(ElementType::f32)}});
+        Node convert = graph.add_op("Convert", name, {compressed.out(0)}, to_f32);
         convert.rt_info()[kDecompression] = "0";
         c.out(0).replace_all_uses_with(convert.out(0));
         convert.out(0).names() = std::move(c.out(0).names());

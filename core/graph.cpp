@@ -21,9 +21,9 @@ const std::string& Node::name() const { return data()->name; }
 void Node::set_name(std::string name) const { data()->name = std::move(name); }
 
 void Node::set_op(const OpSchema& op) const {
-    auto& counts = d_->graph->impl().op_counts;
-    --counts[d_->op];
-    ++counts[&op];
+    Graph::Impl& impl = d_->graph->impl();
+    impl.count_op(d_->op, -1);
+    data()->op_index = impl.count_op(&op, 1);
     d_->op = &op;
     data()->attrs.clear();
     data()->needs_infer = true;
@@ -282,10 +282,10 @@ Node Graph::add_node(const OpSchema& op, std::string name) {
     d->op = &op;
     d->in_edges.resize(op.min_inputs);
     d->outputs.resize(op.num_outputs == SIZE_MAX ? 1 : op.num_outputs);
+    d->op_index = impl_->count_op(&op, 1);
     Node n(d.get());
     impl_->nodes.push_back(std::move(d));
     ++impl_->live;
-    ++impl_->op_counts[&op];
     note_change();
     return n;
 }
@@ -319,7 +319,7 @@ void Graph::remove_node(Node n) {
     std::erase(parameters_, n);
     std::erase(results_, n);
     std::erase(sinks_, n);
-    --impl_->op_counts[d->op];
+    impl_->count_op(d->op, -1);
     if (d->had_bodies) --impl_->with_bodies;
     impl_->nodes[n.id()].reset();  // frees the NodeData: `n` dangles from here on
     --impl_->live;
@@ -353,7 +353,19 @@ size_t Graph::node_count() const { return impl_->live; }
 
 size_t Graph::count_of(const OpSchema& op) const {
     auto it = impl_->op_counts.find(&op);
-    return it == impl_->op_counts.end() ? 0 : it->second;
+    return it == impl_->op_counts.end() ? 0 : it->second.nodes;
+}
+
+uint16_t Graph::Impl::count_op(const OpSchema* op, int delta) {
+    auto [it, fresh] = op_counts.try_emplace(op);
+    if (fresh) {
+        MO_ASSERT(op_table.size() < UINT16_MAX, "a graph with more than 65535 op types");
+        it->second.index = static_cast<uint16_t>(op_table.size());
+        op_table.push_back(op);
+    }
+    if (delta > 0) ++it->second.nodes;
+    else --it->second.nodes;
+    return it->second.index;
 }
 
 bool Graph::has_bodies() const { return impl_->with_bodies > 0; }
@@ -389,7 +401,7 @@ GraphAccess::Order GraphAccess::order(const Graph& g) {
         impl.topo = g.compute_topological_order();  // fills impl.topo_ops as it goes
         impl.topo_change = g.change_count_;
     }
-    return {impl.topo, impl.topo_ops};
+    return {impl.topo, impl.topo_ops, impl.op_table};
 }
 
 namespace {
@@ -477,7 +489,7 @@ std::vector<Node> Graph::compute_topological_order() const {
     });
     std::vector<Node> order;
     order.reserve(impl_->live);
-    std::vector<const OpSchema*>& ops = impl_->topo_ops;
+    std::vector<uint16_t>& ops = impl_->topo_ops;
     ops.clear();
     ops.reserve(impl_->live);
     const auto& nodes = impl_->nodes;
@@ -488,7 +500,7 @@ std::vector<Node> Graph::compute_topological_order() const {
         if (id + kPrefetchAhead < nodes.size() && nodes[id + kPrefetchAhead]) __builtin_prefetch(nodes[id + kPrefetchAhead].get());
         NodeData* d = nodes[id].get();
         order.emplace_back(d);
-        ops.push_back(d->op);
+        ops.push_back(d->op_index);
         for (const OutEdge& e : d->out_edges) {
             NodeData* t = e.dst;
             if (--t->walk_count == 0) ready.insert(t->id);

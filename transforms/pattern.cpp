@@ -396,7 +396,7 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
     std::vector<uint64_t> candidates;
     const GraphAccess::Order order = GraphAccess::order(graph);
     for (size_t i = 0; i < order.nodes.size(); ++i)
-        if (std::find(roots.begin(), roots.end(), order.ops[i]) != roots.end()) candidates.push_back(order.nodes[i].id());
+        if (std::find(roots.begin(), roots.end(), order.op(i)) != roots.end()) candidates.push_back(order.nodes[i].id());
     // One matcher per alternative for the whole walk; an alternative that names an op no node
     // has is not tried until a rewrite adds nodes (SDPA's 36 forms are 4 in a graph without
     // Multiply, Divide and Select).

@@ -46,7 +46,7 @@ bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
     std::vector<uint64_t> candidates;
     const GraphAccess::Order order = GraphAccess::order(graph);
     for (size_t i = 0; i < order.nodes.size(); ++i)
-        if (std::find(types.begin(), types.end(), order.ops[i]) != types.end()) candidates.push_back(order.nodes[i].id());
+        if (std::find(types.begin(), types.end(), order.op(i)) != types.end()) candidates.push_back(order.nodes[i].id());
     bool changed = false;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);

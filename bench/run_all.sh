@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/tmp/mo-bench}
 mo=${MO:-$here/build/tools/mo}
 reps=${REPS:-3}
-llms=${LLMS:-3.2G 12G}
+llms=${LLMS-3.2G 12G}  # LLMS="" runs none
 only=${SECTIONS:-${ONLY:-kernels large genai synthetic tiny}}
 kinds=${KINDS:-add_relu chain wide transformer fan}
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with python3-numpy and python3-onnx
@@ -71,11 +71,23 @@ cp_synced() { rm -rf "$scratch/copy"; mkdir "$scratch/copy"; cp "$@" "$scratch/c
 export -f mo_synced cp_synced
 export mo scratch
 
+# Whether the work folder's disk has room for `bytes` more (with 1 GB to spare): a run writes the
+# model's copy and mo's output beside it, and a 12 GiB LLM filled a shared disk that way.
+has_room() {  # BYTES WHAT
+  local free
+  free=$(( $(df --output=avail -B1 "$work" | tail -1) ))
+  if (( free < $1 + 1000000000 )); then
+    echo "$2: skipped, needs $(( ($1 + 1000000000) / 1000000 )) MB free in $work, has $(( free / 1000000 )) MB"
+    return 1
+  fi
+}
+
 large_model_rows() {  # NAME MODEL.onnx
   local name=$1 model=$2 dir files bytes run
   dir=$(dirname "$model")
   files=$(find "$dir/" -maxdepth 1 -type f \( -name '*.onnx' -o -name '*.data*' -o -name '*_data' -o -name '*.bin' \) | sort)
   bytes=$(cat $files | wc -c)
+  has_room $((2 * bytes)) "$name" || return 0  # cp's copy and mo's f32 output
   cat $files >/dev/null  # the source in the page cache for every run alike
   declare -A wall rss
   for ((r = 0; r < reps; r++)); do  # interleaved: cp, mo f32, mo f16 in every round
@@ -108,7 +120,10 @@ if [[ " $only " == *" large "* ]]; then
   printf '%-16s %8s %7s %7s %6s %7s %6s %8s %8s\n' model MB cp_s f32_s f32/cp f16_s f16/cp f32_MiB f16_MiB
   for size in $llms; do
     llm="$work/llm_$size"
-    [ -f "$llm/model.onnx" ] || "$python" "$here/bench/make_llm.py" --out "$llm" --size "$size" >/dev/null
+    if [ ! -f "$llm/model.onnx" ]; then
+      has_room "$(numfmt --from=iec "$size")" "llm_$size (generating it)" || continue
+      "$python" "$here/bench/make_llm.py" --out "$llm" --size "$size" >/dev/null
+    fi
     large_model_rows "llm_$size" "$llm/model.onnx"
   done
   if [ -n "${LLM_SHARDS:-1}" ]; then

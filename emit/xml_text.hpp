@@ -50,6 +50,16 @@ public:
         out_ += name;
         out_ += ">\n";
     }
+    // <name>number</name> on a line of its own.
+    template <typename Int>
+    void number_element(unsigned depth, std::string_view name, Int value) {
+        open(depth, name);
+        out_ += '>';
+        number(value);
+        out_ += "</";
+        out_ += name;
+        out_ += ">\n";
+    }
     template <typename Int>
     void number(Int value) {
         char digits[24];

@@ -282,8 +282,9 @@ public:
     }
     int error() const { return error_; }
 
+    static constexpr size_t kSize = size_t{1} << 20;  // a write() of text this long is not buffered
+
 private:
-    static constexpr size_t kSize = size_t{1} << 20;
     void write_out(const char* p, size_t size) {
         while (size > 0 && error_ == 0) {
             ssize_t n = ::write(fd_, p, size);
@@ -589,8 +590,11 @@ void write_layer(XmlText& xml, const Node& n, size_t id, PlacedWeights& weights)
 // Returns the number of edges.
 size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, PlacedWeights& weights) {
     const LayerIds layer_id(graph, layers);
+    // Text is handed on in pieces of FdXmlWriter's size, which it writes without copying.
+    constexpr size_t kTextChunk = FdXmlWriter::kSize;
     out.text("\t<layers>\n");
     std::string text;
+    text.reserve(kTextChunk + (size_t{64} << 10));
     XmlText xml(text);
     std::vector<Edge> unused;
     const LayerPrefetch prefetch(layers);
@@ -598,7 +602,7 @@ size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector
         prefetch.before(id);
         if (layers[id].bodies().empty()) {
             write_layer(xml, layers[id], id, weights);
-            if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
+            if (text.size() >= kTextChunk) out.text(text), text.clear();
             continue;
         }
         out.text(text), text.clear();
@@ -649,7 +653,7 @@ size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector
             xml.attribute("to-port", to_port);
             xml.end_empty();
         }
-        if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
+        if (text.size() >= kTextChunk) out.text(text), text.clear();
         if (targets.capacity() > 4096) targets = {};  // after a node read by many: not kept for the rest
     }
     out.text(text), text.clear();

@@ -18,7 +18,7 @@ public:
 
     // "<name" at `depth` tabs; attributes follow, then end_open() or end_empty().
     void open(unsigned depth, std::string_view name) {
-        out_.append(depth, '\t');
+        indent(depth);
         out_ += '<';
         out_ += name;
     }
@@ -33,22 +33,22 @@ public:
         number(value);
         out_ += '"';
     }
-    void end_open() { out_ += ">\n"; }
-    void end_empty() { out_ += " />\n"; }
+    void end_open() { out_ += std::string_view(">\n"); }
+    void end_empty() { out_ += std::string_view(" />\n"); }
     void close(unsigned depth, std::string_view name) {
-        out_.append(depth, '\t');
-        out_ += "</";
+        indent(depth);
+        out_ += std::string_view("</");
         out_ += name;
-        out_ += ">\n";
+        out_ += std::string_view(">\n");
     }
     // <name>text</name> on a line of its own.
     void text_element(unsigned depth, std::string_view name, std::string_view text) {
         open(depth, name);
         out_ += '>';
         escape_text(text);
-        out_ += "</";
+        out_ += std::string_view("</");
         out_ += name;
-        out_ += ">\n";
+        out_ += std::string_view(">\n");
     }
     // <name>number</name> on a line of its own.
     template <typename Int>
@@ -56,9 +56,9 @@ public:
         open(depth, name);
         out_ += '>';
         number(value);
-        out_ += "</";
+        out_ += std::string_view("</");
         out_ += name;
-        out_ += ">\n";
+        out_ += std::string_view(">\n");
     }
     template <typename Int>
     void number(Int value) {
@@ -71,10 +71,15 @@ public:
     void escape_text(std::string_view value) { escape(value, false); }
 
 private:
+    void indent(unsigned depth) {
+        static constexpr std::string_view kTabs = "\t\t\t\t\t\t\t\t";
+        for (; depth > kTabs.size(); depth -= static_cast<unsigned>(kTabs.size())) out_ += kTabs;
+        out_ += kTabs.substr(0, depth);
+    }
     void attribute_name(std::string_view name) {
         out_ += ' ';
         out_ += name;
-        out_ += "=\"";
+        out_ += std::string_view("=\"");
     }
     void escape(std::string_view value, bool attribute);
 

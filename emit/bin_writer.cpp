@@ -282,7 +282,7 @@ const BinWriter::Blob* BinWriter::find_duplicate(uint64_t hash, const std::byte*
 void BinWriter::remember(uint64_t hash, size_t size, Blob blob) {
     if (size == 0) return;
     if (2 * (table_used_ + 1) > table_.size()) {
-        std::vector<Entry> old = std::exchange(table_, std::vector<Entry>(std::max<size_t>(1024, 2 * table_.size())));
+        auto old = std::exchange(table_, decltype(table_)(std::max<size_t>(1024, 2 * table_.size())));
         table_used_ = 0;
         for (const Entry& e : old)
             if (e.size != 0) remember(e.hash, e.size, e.blob);

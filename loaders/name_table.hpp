@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/hash.hpp"
+#include "core/huge_page_allocator.hpp"
 
 namespace mo {
 
@@ -106,7 +107,7 @@ private:
         return mix64(h ^ tail ^ (uint64_t{n} << 56));
     }
     void rehash(size_t capacity) {
-        std::vector<Slot> old(capacity);
+        Slots old(capacity);
         old.swap(slots_);
         mask_ = capacity - 1;
         for (Slot& s : old) {
@@ -117,7 +118,8 @@ private:
         }
     }
 
-    std::vector<Slot> slots_;
+    using Slots = std::vector<Slot, HugePageAllocator<Slot>>;  // probed at random: huge pages
+    Slots slots_;
     size_t mask_ = 0;
     size_t count_ = 0;
 };

@@ -294,8 +294,12 @@ private:
 
     // The initializers' names, each for the Constant made when a node first reads it.
     static void add_initializers(Scope& s) {
-        for (int i = 0; i < s.proto->initializer_size(); ++i)
+        const int count = s.proto->initializer_size();
+        constexpr int kAhead = 8;  // slots asked for ahead, as NodesAhead does
+        for (int i = 0; i < count; ++i) {
+            if (i + kAhead < count) s.producers.prefetch(s.proto->initializer(i + kAhead).name());
             s.producers.assign(s.proto->initializer(i).name(), OutPort(Node(), static_cast<size_t>(i)));
+        }
     }
     static bool is_initializer(const Scope& s, std::string_view name) {
         const OutPort* p = s.producers.find(name);

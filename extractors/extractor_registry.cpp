@@ -190,6 +190,7 @@ void extract_nodes(Graph& graph, ExtractorCache& extractors) {
 // Every graph of the model, bodies included.
 void release_framework_info(Graph& graph) {
     graph.release_framework_info();
+    if (!graph.has_bodies()) return;  // no walk over a million nodes for none
     for (const Node& n : graph.nodes())
         for (Body& body : n.bodies()) release_framework_info(*body.graph);
 }

@@ -653,8 +653,8 @@ size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector
             xml.attribute("to-layer", to_layer);
             xml.attribute("to-port", to_port);
             xml.end_empty();
+            if (text.size() >= kTextChunk) out.text(text), text.clear();  // a constant read by a million
         }
-        if (text.size() >= kTextChunk) out.text(text), text.clear();
         if (targets.capacity() > 4096) targets = {};  // after a node read by many: not kept for the rest
     }
     out.text(text), text.clear();

@@ -168,13 +168,22 @@ void bind_invariant_parameters(const Node& owner, Body& body) {
 // Extracts `graph` and its bodies; a body's FrameworkInfo stays until the whole model is done
 // (its owner's extractor reads the body's Parameters).
 void extract_nodes(Graph& graph, ExtractorCache& extractors) {
+    // Nodes a few ahead are asked for while one is read: on a graph of a million nodes each is a
+    // cache miss otherwise.
+    auto prefetch = [](const Node& n) {
+        const char* p = reinterpret_cast<const char*>(GraphAccess::data(n));
+        for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
+    };
     std::vector<uint64_t> order;
-    for (const Node& n : graph.topological_order()) order.push_back(n.id());
+    const std::vector<Node>& topo = graph.topological_order();
+    order.reserve(topo.size());
+    for (size_t i = 0; i < topo.size(); ++i) {
+        if (i + 16 < topo.size()) __builtin_prefetch(GraphAccess::data(topo[i + 16]));
+        order.push_back(topo[i].id());
+    }
     for (size_t i = 0; i < order.size(); ++i) {
-        // The node a few ahead, for the CPU to fetch meanwhile: on a graph of a million nodes
-        // each is a cache miss otherwise.
         if (i + 8 < order.size())
-            if (const Node ahead = graph.find_by_id(order[i + 8])) __builtin_prefetch(GraphAccess::data(ahead));
+            if (const Node ahead = graph.find_by_id(order[i + 8])) prefetch(ahead);
         const Node n = graph.find_by_id(order[i]);
         if (!n) continue;  // an extractor removed it (e.g. a sequence op a Loop extractor lowered)
         // Bodies first: the owner's extractor maps their inputs and outputs.

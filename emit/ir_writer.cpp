@@ -598,6 +598,25 @@ void write_layer(XmlText& xml, const Node& n, size_t id, PlacedWeights& weights)
     xml.close(2, "layer");
 }
 
+// `\t\t<edge from-layer=".." from-port=".." to-layer=".." to-port=".." />`, as XmlText writes it,
+// put together in one piece (a million-layer graph has millions of them).
+void append_edge(std::string& text, uint64_t from_layer, uint64_t from_port, uint64_t to_layer, uint64_t to_port) {
+    char line[160];
+    char* p = line;
+    auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };
+    auto number = [&p](uint64_t v) { p = std::to_chars(p, p + 20, v).ptr; };
+    put("\t\t<edge from-layer=\"");
+    number(from_layer);
+    put("\" from-port=\"");
+    number(from_port);
+    put("\" to-layer=\"");
+    number(to_layer);
+    put("\" to-port=\"");
+    number(to_port);
+    put("\" />\n");
+    text.append(line, static_cast<size_t>(p - line));
+}
+
 // The model's <layers> and <edges>, streamed: each layer is built as a small document, printed
 // at its depth and dropped, so the XML never exists in memory as a whole (on a million-node
 // graph the document alone would take gigabytes). The text is the same as printing one document.
@@ -660,12 +679,7 @@ size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector
         const size_t n_in = n.in_edges.size();
         for (const auto& [out_port, to_layer, to_port] : targets) {
             if (count++ == 0) out.text("\t<edges>\n");
-            xml.open(2, "edge");
-            xml.attribute("from-layer", uint64_t{id});
-            xml.attribute("from-port", uint64_t{n_in + out_port});
-            xml.attribute("to-layer", to_layer);
-            xml.attribute("to-port", to_port);
-            xml.end_empty();
+            append_edge(text, id, n_in + out_port, to_layer, to_port);
             if (text.size() >= kTextChunk) out.text(text), text.clear();  // a constant read by a million
         }
         if (targets.capacity() > 4096) targets = {};  // after a node read by many: not kept for the rest

@@ -24,8 +24,11 @@ bool wants(const ConversionOptions& options, const char* format) {
     return std::find(options.output_formats.begin(), options.output_formats.end(), format) != options.output_formats.end();
 }
 
+// A graph left to the process's exit (GraphAfterConversion::LeaveToExit): reachable, never freed.
+Graph* graph_left_to_exit = nullptr;
+
 ConversionResult convert_into(const ConversionOptions& options, const Pipeline& pipeline, const fs::path& out_dir,
-                              const std::string& model_name) {
+                              const std::string& model_name, GraphAfterConversion after) {
     const bool ir = wants(options, "ir"), onnx = wants(options, "onnx");
     // ONNX keeps f32 weights: the graph is transformed without f16 compression, which runs
     // afterwards for the IR (as the held model does it when it saves).
@@ -73,13 +76,14 @@ ConversionResult convert_into(const ConversionOptions& options, const Pipeline& 
         }
     }
     Progress::phase("release");  // freeing the graph and unmapping the model take time too
+    if (after == GraphAfterConversion::LeaveToExit) graph_left_to_exit = graph.release();
     graph.reset();
     return result;
 }
 
 }  // namespace
 
-ConversionResult convert(const ConversionOptions& options) {
+ConversionResult convert(const ConversionOptions& options, GraphAfterConversion after) {
     if (options.input_model.empty()) throw Error("no input model given", "--input_model", "pass --input_model FILE");
     std::error_code ec;
     if (!fs::is_regular_file(options.input_model, ec))
@@ -112,7 +116,7 @@ ConversionResult convert(const ConversionOptions& options) {
                     "check --output_dir and its permissions");
     }
     try {
-        ConversionResult result = convert_into(options, pipeline, out_dir, model_name);
+        ConversionResult result = convert_into(options, pipeline, out_dir, model_name, after);
         Progress::finish();
         return result;
     } catch (...) {

@@ -51,7 +51,10 @@ std::string format_attr(const AttrValue& value) {
     return std::visit(Formatter{}, value);
 }
 
-std::string format_tensor_names(std::vector<std::string> names) {
+std::string format_tensor_names(const std::vector<std::string>& names_as_given) {
+    // One name without a comma, as most ports have: itself (no copy of the list to sort).
+    if (names_as_given.size() == 1 && names_as_given[0].find(',') == std::string::npos) return names_as_given[0];
+    std::vector<std::string> names = names_as_given;
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     std::string s;

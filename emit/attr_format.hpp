@@ -14,6 +14,6 @@ std::string format_attr(const AttrValue& value);
 std::string format_double(double v);
 std::string format_int_list(const std::vector<int64_t>& v);  // "64, 3, 7, 7"; "" when empty
 // Tensor names of an output port: sorted, literal commas escaped as "\,", joined with ",".
-std::string format_tensor_names(std::vector<std::string> names);
+std::string format_tensor_names(const std::vector<std::string>& names);
 
 }  // namespace mo

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <future>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -245,12 +246,25 @@ void BinWriter::flush() {
     buffer_.clear();
 }
 
+namespace {
+size_t home_slot(uint64_t hash, uint64_t size, size_t mask) {
+    return static_cast<size_t>((hash ^ (size * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull >> 17) & mask;
+}
+}  // namespace
+
 const BinWriter::Blob* BinWriter::find_duplicate(uint64_t hash, const std::byte* data, size_t size,
                                                  bool file_view) const {
-    auto it = blobs_.find(Key{hash, size});
-    if (it == blobs_.end()) return nullptr;
-    for (const Blob& b : it->second) {
+    if (table_.empty()) return nullptr;
+    const size_t mask = table_.size() - 1;
+    for (size_t i = home_slot(hash, size, mask); table_[i].size != 0; i = (i + 1) & mask) {
+        const Entry& e = table_[i];
+        if (e.hash != hash || e.size != size) continue;
+        const Blob& b = e.blob;
         if (b.data == data) return &b;
+        if (!b.data) {
+            if (written_bytes_equal(b.offset, data, size)) return &b;
+            continue;
+        }
         bool equal = true;
         // Piecewise so that comparing two mapped weights does not page both in at once.
         for_each_chunk(data, size, [&](const std::byte* p, size_t len) {
@@ -265,7 +279,33 @@ const BinWriter::Blob* BinWriter::find_duplicate(uint64_t hash, const std::byte*
     return nullptr;
 }
 
-void BinWriter::remember(uint64_t hash, size_t size, Blob blob) { blobs_[Key{hash, size}].push_back(blob); }
+void BinWriter::remember(uint64_t hash, size_t size, Blob blob) {
+    if (size == 0) return;
+    if (2 * (table_used_ + 1) > table_.size()) {
+        auto old = std::exchange(table_, decltype(table_)(std::max<size_t>(1024, 2 * table_.size())));
+        table_used_ = 0;
+        for (const Entry& e : old)
+            if (e.size != 0) remember(e.hash, e.size, e.blob);
+    }
+    const size_t mask = table_.size() - 1;
+    size_t i = home_slot(hash, size, mask);
+    while (table_[i].size != 0) i = (i + 1) & mask;
+    table_[i] = Entry{hash, size, blob};
+    ++table_used_;
+}
+
+bool BinWriter::written_bytes_equal(uint64_t offset, const std::byte* data, size_t size) const {
+    const uint64_t buffered_from = end_ - buffer_.size();  // a small blob is buffered whole or not at all
+    if (offset >= buffered_from) return std::memcmp(buffer_.data() + (offset - buffered_from), data, size) == 0;
+    std::vector<std::byte> written(size);
+    for (size_t got = 0; got < size;) {
+        const ssize_t n = ::pread(fd_, written.data() + got, size - got, static_cast<off_t>(offset + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;  // a file that cannot be read back: stored again, not merged
+        got += static_cast<size_t>(n);
+    }
+    return std::memcmp(written.data(), data, size) == 0;
+}
 
 BinWriter::Placement BinWriter::add(const Tensor& t) {
     const size_t size = t.byte_size();
@@ -293,11 +333,10 @@ BinWriter::Placement BinWriter::add_derived(const DerivedBuffer& buffer, size_t 
 std::optional<BinWriter::Placement> BinWriter::add_f16(const F16Weights& weights) {
     const size_t size = weights.size();
     if (not_f16_.count(&weights)) return std::nullopt;
-    if (derived_offsets_.count(&weights) || weights.known_to_fit() || size < kDirectThreshold) {
-        // Small ones are checked apart (a short read) and stored with the small blobs.
+    if (size < kDirectThreshold) return add_small_f16(weights);
+    if (derived_offsets_.count(&weights) || weights.known_to_fit()) {
         if (!weights.fits()) return std::nullopt;
-        return size < kDirectThreshold && !derived_offsets_.count(&weights) ? add(weights, weights.data(), size)
-                                                                              : add_derived(weights, size);
+        return add_derived(weights, size);
     }
     flush();
     const uint64_t offset = end_;
@@ -351,26 +390,41 @@ bool BinWriter::write_produced(size_t size, const std::function<bool(size_t, std
     return true;
 }
 
+std::optional<BinWriter::Placement> BinWriter::add_small_f16(const F16Weights& weights) {
+    const size_t size = weights.size();
+    // Converted already (a reader needed the values, so they fit): stored as any small blob.
+    if (weights.materialized()) return add_small(weights.data(), size, false, true);
+    scratch_.resize(size);
+    if (!weights.produce_checked(0, scratch_.data(), size)) {
+        not_f16_.insert(&weights);
+        return std::nullopt;
+    }
+    weights.record_check(true);
+    return add_small(scratch_.data(), size, false, false);
+}
+
+BinWriter::Placement BinWriter::add_small(const std::byte* data, size_t size, bool file_view, bool keep) {
+    if (size == 0) return {end_, 0};
+    StreamHash hasher;
+    hasher.update(data, size);
+    uint64_t hash = hasher.finish();
+    if (const Blob* dup = find_duplicate(hash, data, size, file_view)) {
+        ++deduplicated_;
+        return {dup->offset, size};
+    }
+    if (buffer_.size() + size > kBufferSize) flush();
+    buffer_.insert(buffer_.end(), data, data + size);
+    release_if_file_view(file_view, data, size);
+    Placement placed{end_, size};
+    remember(hash, size, Blob{end_, keep ? data : nullptr, file_view});
+    end_ += size;
+    return placed;
+}
+
 BinWriter::Placement BinWriter::add(const Buffer& buffer, const std::byte* data, size_t size) {
     if (size == 0) return {end_, 0};
     const bool file_view = buffer.is_file_view();
-
-    if (size < kDirectThreshold) {
-        StreamHash hasher;
-        hasher.update(data, size);
-        uint64_t hash = hasher.finish();
-        if (const Blob* dup = find_duplicate(hash, data, size, file_view)) {
-            ++deduplicated_;
-            return {dup->offset, size};
-        }
-        if (buffer_.size() + size > kBufferSize) flush();
-        buffer_.insert(buffer_.end(), data, data + size);
-        release_if_file_view(file_view, data, size);
-        Placement placed{end_, size};
-        remember(hash, size, Blob{end_, data, file_view});
-        end_ += size;
-        return placed;
-    }
+    if (size < kDirectThreshold) return add_small(data, size, file_view, true);
 
     flush();
     const uint64_t hash = sampled_hash(data, size, file_view);

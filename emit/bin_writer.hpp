@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/f16_weights.hpp"
+#include "core/huge_page_allocator.hpp"
 #include "core/tensor.hpp"
 
 namespace mo {
@@ -55,11 +56,18 @@ public:
 private:
     struct Blob {
         uint64_t offset;
-        const std::byte* data;
+        const std::byte* data;  // null: only in the file (compared with what was written)
         bool file_view;
     };
     const Blob* find_duplicate(uint64_t hash, const std::byte* data, size_t size, bool file_view) const;
     void remember(uint64_t hash, size_t size, Blob blob);
+    // Whether the `size` bytes written at `offset` (buffered or in the file) equal `data`.
+    bool written_bytes_equal(uint64_t offset, const std::byte* data, size_t size) const;
+    // A blob under kDirectThreshold: into the buffer unless an identical one was written.
+    // `keep`: `data` stays valid (a duplicate later is compared with it, not read back).
+    Placement add_small(const std::byte* data, size_t size, bool file_view, bool keep);
+    // Small f16 weights, converted and checked in one pass into scratch_.
+    std::optional<Placement> add_small_f16(const F16Weights& weights);
     // Writes all bytes at the file's position: through splice_fully when it can, else write().
     void write_fully(const std::byte* data, size_t size);
     void write_plain(const std::byte* data, size_t size);
@@ -92,16 +100,18 @@ private:
     std::vector<std::byte> buffer_;
     uint64_t end_ = 0;  // logical size of the file (written + buffered)
     uint64_t expected_ = 0;
-    // (hash, size) -> blobs with that hash; usually one.
-    struct Key {
-        uint64_t hash;
-        uint64_t size;
-        bool operator==(const Key&) const = default;
+    // Every blob written, by (hash, size), for finding duplicates: open addressing with linear
+    // probing, sized a power of two and at most half full (a million small constants were a
+    // million hash nodes and as many vectors).
+    struct Entry {
+        uint64_t hash = 0;
+        uint64_t size = 0;  // 0: an empty slot (empty blobs are not remembered)
+        Blob blob{};
     };
-    struct KeyHash {
-        size_t operator()(const Key& k) const { return static_cast<size_t>(k.hash ^ (k.size * 0x9E3779B97F4A7C15ull)); }
-    };
-    std::unordered_map<Key, std::vector<Blob>, KeyHash> blobs_;
+    std::vector<Entry, HugePageAllocator<Entry>> table_;
+    size_t table_used_ = 0;
+    // Converted small f16 weights, kept only until they are in buffer_.
+    std::vector<std::byte> scratch_;
     size_t deduplicated_ = 0;
     uint64_t padding_ = 0;
     // Large derived buffers already written: the same buffer is stored once.

@@ -19,6 +19,8 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/graph_data.hpp"
+#include "core/huge_page_allocator.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "emit/attr_format.hpp"
@@ -33,6 +35,14 @@
 namespace mo {
 
 namespace {
+
+// Asks the CPU for the node `ahead` places after `i` in `nodes`, which a walk over them reads
+// next: on a graph of millions of nodes each node is a cache miss otherwise.
+void prefetch_ahead(const std::vector<Node>& nodes, size_t i, size_t ahead = 8) {
+    if (i + ahead >= nodes.size()) return;
+    const char* p = reinterpret_cast<const char*>(GraphAccess::data(nodes[i + ahead]));
+    for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
+}
 
 // Nodes that reach a Result or a sink (Assign), plus every Parameter: what OpenVINO keeps when
 // it reads the IR.
@@ -64,34 +74,33 @@ std::vector<Node> layer_order(const Graph& graph) {
     };
     for (const Node& p : graph.parameters()) place(p);
     for (const Node& r : graph.results()) mark[r.id()] = kDead;  // placed last, below
-    for (const Node& n : graph.topological_order())
-        if (mark[n.id()] == kLive) place(n);
+    const std::vector<Node> topo = graph.topological_order();
+    for (size_t i = 0; i < topo.size(); ++i) {
+        if (i + 16 < topo.size()) __builtin_prefetch(GraphAccess::data(topo[i + 16]));
+        if (mark[topo[i].id()] == kLive) place(topo[i]);
+    }
     for (const Node& r : graph.results()) place(r);
     return order;
 }
 
-// Bytes of all constants, bodies included (duplicates counted each time): the progress total.
-uint64_t weight_bytes(const Graph& graph) {
-    uint64_t total = 0;
-    for (const Node& n : graph.nodes()) {
-        if (n.is("Constant") && n.out(0).value()) total += n.out(0).value()->byte_size();
-        for (const Body& body : n.bodies()) total += weight_bytes(*body.graph);
-    }
-    return total;
-}
-
 // Everything that would make the IR unreadable is reported before a byte is written.
-void collect_internal(const std::vector<Node>& layers, std::vector<std::string>& internal, Node& first_internal) {
-    for (const Node& n : layers) {
-        for (const Body& body : n.bodies()) collect_internal(layer_order(*body.graph), internal, first_internal);
+// Adds the bytes of the constants among them (bodies included, duplicates counted each time) to
+// `weight_bytes`: the progress total.
+void collect_internal(const std::vector<Node>& layers, std::vector<std::string>& internal, Node& first_internal,
+                      uint64_t& weight_bytes) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+        prefetch_ahead(layers, i);
+        const Node& n = layers[i];
+        for (const Body& body : n.bodies())
+            collect_internal(layer_order(*body.graph), internal, first_internal, weight_bytes);
         if (n.op().is_internal()) {
             if (!first_internal) first_internal = n;
             internal.push_back(n.describe());
             continue;
         }
-        for (size_t i = 0; i < n.input_count(); ++i)
-            if (!n.in(i).connected())
-                throw Error("input " + std::to_string(i) + " is not connected", n.describe(),
+        for (size_t k = 0; k < n.input_count(); ++k)
+            if (!n.in(k).connected())
+                throw Error("input " + std::to_string(k) + " is not connected", n.describe(),
                             "every input of an IR layer needs a producer; this is a bug in a transformation");
         if (n.is("Constant")) {
             const Tensor* v = n.out(0).value();
@@ -99,20 +108,24 @@ void collect_internal(const std::vector<Node>& layers, std::vector<std::string>&
             if (v->type() == ElementType::string || v->type() == ElementType::dynamic)
                 throw Error("constants of type '" + std::string(ir_name(v->type())) + "' cannot be written to IR yet",
                             n.describe());
+            weight_bytes += v->byte_size();
         }
     }
 }
 
-void check_emittable(const std::vector<Node>& layers) {
+// Returns the bytes of the layers' weights.
+uint64_t check_emittable(const std::vector<Node>& layers) {
     std::vector<std::string> internal;
     Node first_internal;
-    collect_internal(layers, internal, first_internal);
+    uint64_t weight_bytes = 0;
+    collect_internal(layers, internal, first_internal, weight_bytes);
     if (!internal.empty()) {
         std::string list;
         for (const auto& d : internal) list += (list.empty() ? "" : ", ") + d;
         throw Error("op not supported in OpenVINO IR: " + list, first_internal.describe(),
                     "these are internal ops that a back transformation should have lowered");
     }
+    return weight_bytes;
 }
 
 // The weights of every Constant, written to the BIN in layer order (a body's at its owner's
@@ -128,7 +141,9 @@ public:
     };
 
     void place(const std::vector<Node>& layers, BinWriter& bin) {
-        for (const Node& n : layers) {
+        for (size_t i = 0; i < layers.size(); ++i) {
+            prefetch_ahead(layers, i);
+            const Node& n = layers[i];
             if (n.is("Constant")) blobs_.push_back(place_constant(n, bin));
             for (const Body& body : n.bodies()) place(layer_order(*body.graph), bin);
         }
@@ -281,8 +296,9 @@ public:
     }
     int error() const { return error_; }
 
+    static constexpr size_t kSize = size_t{1} << 20;  // a write() of text this long is not buffered
+
 private:
-    static constexpr size_t kSize = size_t{1} << 20;
     void write_out(const char* p, size_t size) {
         while (size > 0 && error_ == 0) {
             ssize_t n = ::write(fd_, p, size);
@@ -332,7 +348,7 @@ public:
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
-    std::vector<uint32_t> ids_;
+    std::vector<uint32_t, HugePageAllocator<uint32_t>> ids_;  // read at random: huge pages
 };
 
 LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& weights);
@@ -453,15 +469,52 @@ void write_port(XmlText& xml, unsigned depth, size_t id, const OutputData& data,
     const PartialShape& shape = data.shape;
     if (!shape.rank_is_static() || shape.dims().empty()) return xml.end_empty();
     xml.end_open();
-    char digits[24];
     for (const Dimension& d : shape.dims()) {
-        const std::string_view text =
-            d.is_static() ? std::string_view(digits, std::to_chars(digits, digits + sizeof digits, d.get_length()).ptr - digits)
-                          : std::string_view("-1");
-        xml.text_element(depth + 1, "dim", text);
+        if (d.is_static()) xml.number_element(depth + 1, "dim", d.get_length());
+        else xml.text_element(depth + 1, "dim", "-1");
     }
     xml.close(depth, "port");
 }
+
+// Asks the CPU for what writing a layer reads, in stages a few layers apart, each stage reading
+// what the one before fetched: the node, then its port lists, then its producers and its
+// shapes' dimensions, then the producers' outputs. On a graph of millions of nodes each of them
+// is a cache miss otherwise, and the writer waited on them for most of its time.
+class LayerPrefetch {
+public:
+    explicit LayerPrefetch(const std::vector<Node>& layers) : layers_(layers) {}
+    static constexpr size_t kStep = 4;  // layers between two stages
+    // Called before layer `id` is written.
+    void before(size_t id) const {
+        if (const NodeData* d = at(id + 4 * kStep)) {
+            const char* p = reinterpret_cast<const char*>(d);
+            for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
+        }
+        if (const NodeData* d = at(id + 3 * kStep)) {
+            __builtin_prefetch(d->in_edges.data());
+            __builtin_prefetch(d->outputs.data());
+            __builtin_prefetch(d->out_edges.data());
+            __builtin_prefetch(d->name.data());
+        }
+        if (const NodeData* d = at(id + 2 * kStep)) {
+            for (const InEdge& e : d->in_edges)
+                if (e.src) __builtin_prefetch(&e.src->outputs);
+            for (const OutputData& o : d->outputs)
+                if (o.shape.rank_is_static()) __builtin_prefetch(o.shape.dims().data());
+        }
+        if (const NodeData* d = at(id + kStep)) {
+            for (const InEdge& e : d->in_edges)
+                if (e.src && e.out_port < e.src->outputs.size()) {
+                    const OutputData& o = e.src->outputs[e.out_port];
+                    if (o.shape.rank_is_static()) __builtin_prefetch(o.shape.dims().data());
+                }
+        }
+    }
+
+private:
+    const NodeData* at(size_t id) const { return id < layers_.size() ? GraphAccess::data(layers_[id]) : nullptr; }
+    const std::vector<Node>& layers_;
+};
 
 // A layer without bodies as text: what append_layer builds and pugixml prints, without the
 // document (a million of them are most of the writing time of a large graph).
@@ -474,7 +527,8 @@ void write_layer(XmlText& xml, const Node& n, size_t id, PlacedWeights& weights)
     const bool without_decompression = named != n;
     const bool no_info = info.empty() || (without_decompression && info.size() == 1 && info.count(kDecompression));
     const bool has_data = blob || !op.attrs.empty(), has_rt = !no_info || !fused.empty();
-    const size_t n_in = n.input_count(), n_out = n.output_count();
+    const NodeData& d = *GraphAccess::data(n);
+    const size_t n_in = d.in_edges.size(), n_out = d.outputs.size();
     xml.open(2, "layer");
     xml.attribute("id", uint64_t{id});
     xml.attribute("name", named.name());
@@ -528,16 +582,39 @@ void write_layer(XmlText& xml, const Node& n, size_t id, PlacedWeights& weights)
     if (n_in > 0) {
         xml.open(3, "input");
         xml.end_open();
-        for (size_t i = 0; i < n_in; ++i) write_port(xml, 4, i, n.in(i).src().data(), false);
+        for (size_t i = 0; i < n_in; ++i) {
+            const InEdge& e = d.in_edges[i];  // connected: check_emittable() said so
+            write_port(xml, 4, i, e.src->outputs[e.out_port], false);
+        }
         xml.close(3, "input");
     }
     if (n_out > 0) {
         xml.open(3, "output");
         xml.end_open();
-        for (size_t j = 0; j < n_out; ++j) write_port(xml, 4, n_in + j, named.out(j).data(), true);
+        const NodeData& named_data = *GraphAccess::data(named);
+        for (size_t j = 0; j < n_out; ++j) write_port(xml, 4, n_in + j, named_data.outputs.at(j), true);
         xml.close(3, "output");
     }
     xml.close(2, "layer");
+}
+
+// `\t\t<edge from-layer=".." from-port=".." to-layer=".." to-port=".." />`, as XmlText writes it,
+// put together in one piece (a million-layer graph has millions of them).
+void append_edge(std::string& text, uint64_t from_layer, uint64_t from_port, uint64_t to_layer, uint64_t to_port) {
+    char line[160];
+    char* p = line;
+    auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };
+    auto number = [&p](uint64_t v) { p = std::to_chars(p, p + 20, v).ptr; };
+    put("\t\t<edge from-layer=\"");
+    number(from_layer);
+    put("\" from-port=\"");
+    number(from_port);
+    put("\" to-layer=\"");
+    number(to_layer);
+    put("\" to-port=\"");
+    number(to_port);
+    put("\" />\n");
+    text.append(line, static_cast<size_t>(p - line));
 }
 
 // The model's <layers> and <edges>, streamed: each layer is built as a small document, printed
@@ -546,14 +623,19 @@ void write_layer(XmlText& xml, const Node& n, size_t id, PlacedWeights& weights)
 // Returns the number of edges.
 size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector<Node>& layers, PlacedWeights& weights) {
     const LayerIds layer_id(graph, layers);
+    // Text is handed on in pieces of FdXmlWriter's size, which it writes without copying.
+    constexpr size_t kTextChunk = FdXmlWriter::kSize;
     out.text("\t<layers>\n");
     std::string text;
+    text.reserve(kTextChunk + (size_t{64} << 10));
     XmlText xml(text);
     std::vector<Edge> unused;
+    const LayerPrefetch prefetch(layers);
     for (size_t id = 0; id < layers.size(); ++id) {
+        prefetch.before(id);
         if (layers[id].bodies().empty()) {
             write_layer(xml, layers[id], id, weights);
-            if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
+            if (text.size() >= kTextChunk) out.text(text), text.clear();
             continue;
         }
         out.text(text), text.clear();
@@ -565,40 +647,42 @@ size_t write_model_graph(FdXmlWriter& out, const Graph& graph, const std::vector
     out.text(text), text.clear();
     out.text("\t</layers>\n");
     // <edges> in (from-layer, from-port, to-layer, to-port) order, made layer by layer from each
-    // output's consumers: a list of every edge, sorted, took 16 bytes per edge at the peak.
+    // node's consumers: a list of every edge, sorted, took 16 bytes per edge at the peak.
     // A consumer that is a left-out Convert passes its own consumers on (PlacedWeights::producer).
     size_t count = 0;
-    std::vector<std::array<uint32_t, 2>> targets;  // to-layer, to-port
-    auto add_targets = [&](const OutPort& port, auto& self) -> void {
-        for (const InPort& t : port.targets()) {
-            if (weights.left_out(t.node())) {
-                self(t.node().out(0), self);
+    std::vector<std::array<uint32_t, 3>> targets;  // from-port (output index), to-layer, to-port
+    auto add_targets = [&](const NodeData& from, uint32_t out_port, bool all_ports, auto& self) -> void {
+        for (const OutEdge& e : from.out_edges) {
+            if (!all_ports && e.out_port != 0) continue;
+            const Node to = GraphAccess::node(e.dst);
+            if (weights.left_out(to)) {
+                self(*e.dst, all_ports ? e.out_port : out_port, false, self);
                 continue;
             }
-            const size_t to = layer_id.find(t.node());
-            if (to == LayerIds::kAbsent) continue;
-            const Edge e = make_edge(0, 0, to, t.index());
-            targets.push_back({e[2], e[3]});
+            const size_t to_layer = layer_id.find(to);
+            if (to_layer == LayerIds::kAbsent) continue;
+            targets.push_back({all_ports ? e.out_port : out_port, static_cast<uint32_t>(to_layer), e.in_port});
         }
     };
     for (size_t id = 0; id < layers.size(); ++id) {
-        const Node& n = layers[id];
-        for (size_t j = 0; j < n.output_count(); ++j) {
-            targets.clear();
-            add_targets(n.out(j), add_targets);
-            std::sort(targets.begin(), targets.end());
-            for (const auto& [to_layer, to_port] : targets) {
-                if (count++ == 0) out.text("\t<edges>\n");
-                xml.open(2, "edge");
-                xml.attribute("from-layer", uint64_t{id});
-                xml.attribute("from-port", uint64_t{n.input_count() + j});
-                xml.attribute("to-layer", to_layer);
-                xml.attribute("to-port", to_port);
-                xml.end_empty();
-                if (text.size() >= (size_t{1} << 16)) out.text(text), text.clear();
-            }
+        // The node, its consumer list, then its consumers, a few layers ahead (as LayerPrefetch).
+        constexpr size_t kStep = LayerPrefetch::kStep;
+        if (id + 3 * kStep < layers.size()) __builtin_prefetch(GraphAccess::data(layers[id + 3 * kStep]));
+        if (id + 2 * kStep < layers.size()) __builtin_prefetch(GraphAccess::data(layers[id + 2 * kStep])->out_edges.data());
+        if (id + kStep < layers.size())
+            for (const OutEdge& e : GraphAccess::data(layers[id + kStep])->out_edges) __builtin_prefetch(e.dst);
+        const NodeData& n = *GraphAccess::data(layers[id]);
+        if (n.out_edges.empty()) continue;
+        targets.clear();
+        add_targets(n, 0, true, add_targets);
+        std::sort(targets.begin(), targets.end());
+        const size_t n_in = n.in_edges.size();
+        for (const auto& [out_port, to_layer, to_port] : targets) {
+            if (count++ == 0) out.text("\t<edges>\n");
+            append_edge(text, id, n_in + out_port, to_layer, to_port);
+            if (text.size() >= kTextChunk) out.text(text), text.clear();  // a constant read by a million
         }
-        if (targets.capacity() > 4096) targets = {};  // after a port read by many: not kept for the rest
+        if (targets.capacity() > 4096) targets = {};  // after a node read by many: not kept for the rest
     }
     out.text(text), text.clear();
     out.text(count == 0 ? "\t<edges />\n" : "\t</edges>\n");
@@ -657,12 +741,12 @@ private:
 
 EmitStats write_ir(const Graph& graph, const EmitOptions& options) {
     std::vector<Node> layers = layer_order(graph);
-    check_emittable(layers);
+    const uint64_t weight_bytes = check_emittable(layers);
 
     StagedFile bin_file(options.bin_path);
     StagedFile xml_file(options.xml_path);
     BinWriter bin(bin_file.fd(), options.bin_path);
-    bin.set_expected_size(weight_bytes(graph));
+    bin.set_expected_size(weight_bytes);
     FdXmlWriter out(xml_file.fd());
 
     PlacedWeights weights;

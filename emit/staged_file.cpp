@@ -64,7 +64,7 @@ StagedFile::StagedFile(std::string final_path) : final_path_(std::move(final_pat
     std::filesystem::path p(final_path_);
     temp_path_ = (p.parent_path() / ("." + p.filename().string() + "." + std::to_string(::getpid()) + ".tmp")).string();
     slot_ = remember(temp_path_);
-    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    fd_ = ::open(temp_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd_ < 0) {
         forget(slot_);
         throw Error(std::string("cannot create output file: ") + std::strerror(errno), temp_path_,

@@ -16,7 +16,7 @@ public:
     StagedFile(const StagedFile&) = delete;
     StagedFile& operator=(const StagedFile&) = delete;
 
-    int fd() const { return fd_; }
+    int fd() const { return fd_; }  // open for reading too (BinWriter compares with what it wrote)
     const std::string& final_path() const { return final_path_; }
     const std::string& temp_path() const { return temp_path_; }
     // Closes the file (reporting write-back errors) and renames it to the final path.

@@ -55,7 +55,10 @@ int run(const std::vector<std::string>& args) {
         std::cout << mo::list_ops(req.options);
         return 0;
     }
-    mo::ConversionResult result = mo::convert(req.options);
+    // The program ends after converting: its graph is left to the exit, unless validation,
+    // which converts the model again, follows.
+    mo::ConversionResult result = mo::convert(
+        req.options, req.validation.enabled ? mo::GraphAfterConversion::FreeGraph : mo::GraphAfterConversion::LeaveToExit);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     char line[128];
     if (!result.xml_path.empty())

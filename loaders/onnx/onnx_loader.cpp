@@ -2,6 +2,7 @@
 // file: the wire scanner lifts their raw_data out before protobuf parses the rest.
 #include "loaders/onnx/onnx_loader.hpp"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -195,11 +196,12 @@ struct Scope {
     Node owner;          // in the parent's graph
     Body* body = nullptr;  // owner's body built from this scope
     size_t first_capture = 0;  // owner's inputs from here on are outer values its bodies read
-    // Keyed by views of the model's own strings (the mapped file and the parsed model outlive
-    // the builder): on a million-node graph, copies of every tensor name would cost more than
-    // the graph.
+    // Every tensor name of the graph: a node output, a Parameter, or an initializer (a port
+    // without a node, its index the initializer's, until its Constant is made on first use),
+    // in one table so that a name is found with one lookup. Keyed by views of the model's own
+    // strings (the mapped file and the parsed model outlive the builder): on a million-node
+    // graph, copies of every tensor name would cost more than the graph.
     NameTable<OutPort> producers;
-    NameTable<int> initializers;
     std::vector<std::optional<protobuf_wire::ByteRange>> initializer_raw;  // the model's graph only
     const std::vector<protobuf_wire::ByteRange>* wire_nodes = nullptr;     // the model's graph, binary
 
@@ -227,8 +229,7 @@ public:
         top.initializer_raw = std::move(parsed_.initializer_raw);
         if (!parsed_.text) top.wire_nodes = parsed_.nodes.get();
         top.producers.reserve(top.node_count() + static_cast<size_t>(top.proto->input_size() + top.proto->initializer_size()));
-        top.initializers.reserve(static_cast<size_t>(top.proto->initializer_size()));
-        for (int i = 0; i < top.proto->initializer_size(); ++i) top.initializers.assign(top.proto->initializer(i).name(), i);
+        add_initializers(top);
         if (top.wire_nodes) set_framework_source();
         add_parameters(top);
         add_nodes(top);
@@ -291,10 +292,24 @@ private:
         return p;
     }
 
+    // The initializers' names, each for the Constant made when a node first reads it.
+    static void add_initializers(Scope& s) {
+        const int count = s.proto->initializer_size();
+        constexpr int kAhead = 8;  // slots asked for ahead, as NodesAhead does
+        for (int i = 0; i < count; ++i) {
+            if (i + kAhead < count) s.producers.prefetch(s.proto->initializer(i + kAhead).name());
+            s.producers.assign(s.proto->initializer(i).name(), OutPort(Node(), static_cast<size_t>(i)));
+        }
+    }
+    static bool is_initializer(const Scope& s, std::string_view name) {
+        const OutPort* p = s.producers.find(name);
+        return p && !p->node();
+    }
+
     void add_parameters(Scope& s) {
         std::vector<const onnx::ValueInfoProto*> inputs;
         for (const auto& vi : s.proto->input())
-            if (!s.initializers.contains(vi.name())) inputs.push_back(&vi);
+            if (!is_initializer(s, vi.name())) inputs.push_back(&vi);
         std::vector<PartialShape> shapes;
         for (const auto* vi : inputs) shapes.push_back(shape_of(*vi));
         std::vector<std::string> names;
@@ -319,10 +334,10 @@ private:
     // The producer of a tensor: a node output, a Parameter, a Constant made from an
     // initializer on first use, or (in a body) a value of an enclosing graph.
     std::optional<OutPort> producer(Scope& s, std::string_view name) {
-        if (const OutPort* p = s.producers.find(name)) return *p;
-        const int* init = s.initializers.find(name);
-        if (!init) return s.parent ? capture(s, name) : std::nullopt;
-        const int i = *init;
+        OutPort* p = s.producers.find(name);
+        if (!p) return s.parent ? capture(s, name) : std::nullopt;
+        if (p->node()) return *p;
+        const int i = static_cast<int>(p->index());
         const auto& t = s.proto->initializer(i);
         const auto& raw = s.initializer_raw.empty() ? std::nullopt : s.initializer_raw[static_cast<size_t>(i)];
         std::string where = "initializer '" + std::string(name) + "' of " + scope_name(s);
@@ -330,7 +345,7 @@ private:
                            : tensors_.read(t, where);
         Node c = s.graph->add_constant(std::string(name), std::move(value));
         c.out(0).names() = {std::string(name)};
-        s.producers.assign(t.name(), c.out(0));
+        *p = c.out(0);  // nothing was added to the table meanwhile: p is still its slot
         return c.out(0);
     }
 
@@ -393,15 +408,45 @@ private:
         return fw;
     }
 
+    // Reads the nodes of a scope a few ahead of the one being added, and asks the CPU for the
+    // table slots of the tensor names they will look up: on a graph of a million nodes every
+    // lookup was a cache miss, and the loader waited on them for most of its time.
+    class NodesAhead {
+    public:
+        NodesAhead(const OnnxGraphBuilder& builder, const Scope& s, bool outputs)
+            : builder_(builder), scope_(s), outputs_(outputs) {
+            for (size_t i = 0; i < kAhead; ++i) read(i);
+        }
+        // Node `i`; nodes are asked for in order.
+        const NodeView& at(size_t i) {
+            read(i + kAhead);
+            return ring_[i % ring_.size()];
+        }
+
+    private:
+        static constexpr size_t kAhead = 8;
+        void read(size_t i) {
+            if (i >= scope_.node_count()) return;
+            NodeView& v = ring_[i % ring_.size()];
+            builder_.read_node(scope_, i, v);
+            for (std::string_view t : outputs_ ? v.outputs : v.inputs)
+                if (!t.empty()) scope_.producers.prefetch(t);
+        }
+        const OnnxGraphBuilder& builder_;
+        const Scope& scope_;
+        const bool outputs_;  // the names a node produces (else those it reads)
+        std::array<NodeView, kAhead + 1> ring_;
+    };
+
     void add_nodes(Scope& s) {
         const size_t count = s.node_count();
         MO_ASSERT(count < UINT32_MAX, "more than 2^32 - 1 nodes");
         std::vector<Node> nodes;
         nodes.reserve(count);
-        NodeView v;
         // First create every node and its outputs, so the model's node order does not matter.
+        NodesAhead producing(*this, s, true);
         for (size_t i = 0; i < count; ++i) {
-            read_node(s, i, v);
+            const NodeView& v = producing.at(i);
             Node node = s.graph->add_node("FrameworkNode", unique_name(v, i));
             auto opset = opsets_.find(canonical_domain(std::string(v.domain)));
             if (opset == opsets_.end())
@@ -418,7 +463,7 @@ private:
             for (size_t j = 0; j < v.outputs.size(); ++j) {
                 const std::string_view t = v.outputs[j];
                 if (t.empty()) continue;  // an unused optional output
-                if (s.initializers.contains(t) || !s.producers.insert(t, node.out(j)).second)
+                if (!s.producers.insert(t, node.out(j)).second)  // an initializer's, or another node's
                     throw Error("tensor '" + std::string(t) + "' is produced twice",
                                 "node '" + node.name() + "' in " + scope_name(s),
                                 "fix the model: every tensor must have one producer");
@@ -426,8 +471,9 @@ private:
             }
             nodes.push_back(node);
         }
+        NodesAhead reading(*this, s, false);
         for (size_t i = 0; i < count; ++i) {
-            read_node(s, i, v);
+            const NodeView& v = reading.at(i);
             for (size_t j = 0; j < v.inputs.size(); ++j) {
                 const std::string_view t = v.inputs[j];
                 if (t.empty()) continue;  // absent optional input: port stays unconnected
@@ -478,8 +524,7 @@ private:
             body.body = &node.add_body(a.name());
             body.graph = body.body->graph.get();
             body.proto = &a.g();
-            for (int i = 0; i < body.proto->initializer_size(); ++i)
-                body.initializers.assign(body.proto->initializer(i).name(), i);
+            add_initializers(body);
             add_parameters(body);
             add_nodes(body);
             add_results(body);

@@ -310,5 +310,48 @@ TEST(BinWriter, SmallF16WeightsAreCheckedApart) {
     EXPECT_EQ(test::read_bytes(sink.path), std::string("\x00\x3c\x00\xc0\x00\x38", 6));  // 1, -2, 0.5 in f16
 }
 
+// Small f16 weights are not kept once written: an equal one later is compared with the bytes in
+// the file (here after the buffer was written out) or still in the buffer, and stored once.
+TEST(BinWriter, SmallF16WeightsEqualToOnesWrittenEarlierAreStoredOnce) {
+    auto first = unchecked_f16({1.f, -2.f, 0.5f});
+    auto same = unchecked_f16({1.f, -2.f, 0.5f});
+    auto other = unchecked_f16({1.f, -2.f, 0.25f});
+    auto buffered = unchecked_f16({3.f, 4.f});
+    auto buffered_again = unchecked_f16({3.f, 4.f});
+    test::ScratchDir dir{"bin_f16_dup"};
+    const std::string path = dir.file("w.bin");
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    {
+        BinWriter w(fd, path);
+        EXPECT_EQ(w.add_f16(*first)->offset, 0u);
+        w.flush();
+        EXPECT_EQ(w.add_f16(*same)->offset, 0u);
+        EXPECT_EQ(w.add_f16(*other)->offset, 6u);
+        EXPECT_EQ(w.add_f16(*buffered)->offset, 12u);
+        EXPECT_EQ(w.add_f16(*buffered_again)->offset, 12u);
+        EXPECT_EQ(w.deduplicated_blobs(), 2u);
+        w.flush();
+        EXPECT_FALSE(same->materialized());
+    }
+    ::close(fd);
+    // 1, -2, 0.5 | 1, -2, 0.25 | 3, 4 in f16
+    EXPECT_EQ(test::read_bytes(path), std::string("\x00\x3c\x00\xc0\x00\x38\x00\x3c\x00\xc0\x00\x34\x00\x42\x00\x44", 16));
+}
+
+// A file that cannot be read back (write-only) still gets every small f16 weight, equal ones
+// stored again rather than merged unseen.
+TEST(BinWriter, SmallF16WeightsInAWriteOnlyFileAreStoredAgain) {
+    auto first = unchecked_f16({1.f, -2.f});
+    auto same = unchecked_f16({1.f, -2.f});
+    Sink sink;
+    BinWriter w(sink.fd, sink.path);
+    EXPECT_EQ(w.add_f16(*first)->offset, 0u);
+    w.flush();
+    EXPECT_EQ(w.add_f16(*same)->offset, 4u);
+    w.flush();
+    EXPECT_EQ(test::read_bytes(sink.path), std::string("\x00\x3c\x00\xc0\x00\x3c\x00\xc0", 8));
+}
+
 }  // namespace
 }  // namespace mo

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/graph_data.hpp"
+#include "core/log.hpp"
 
 namespace mo {
 
@@ -181,6 +182,7 @@ public:
     // cleared before the next.
     std::optional<PatternMatch> run(const Node& root) {
         if (&root.graph().ops() != ops_) resolve_types(root.graph().ops());
+        if (first_edge_fails(root)) return std::nullopt;
         if (!bind_and_continue(root_, root, 0)) return std::nullopt;
         PatternMatch m;
         for (size_t i = 0; i < bound_.size(); ++i)
@@ -189,6 +191,27 @@ public:
         std::fill(swapped_.begin(), swapped_.end(), false);
         std::fill(port_.begin(), port_.end(), kUnknownPort);
         return m;
+    }
+
+    // The first step of matching when it is an edge into a root whose inputs keep their order,
+    // from a typed node: whether the root's input there is missing or of another type. Most
+    // tries end there (SDPA's MatMul roots not reading a Softmax), and this asks it without
+    // binding anything.
+    bool first_edge_fails(const Node& root) const {
+        if (edges_.empty() || edges_[0].to != root_ || p_.nodes()[root_].commutative) return false;
+        const Pattern::EdgeSpec& e = edges_[0];
+        if (p_.nodes()[e.from].types.empty() || e.from == root_) return false;
+        const std::vector<InEdge>& inputs = GraphAccess::data(root)->in_edges;
+        return e.in_port >= inputs.size() || !inputs[e.in_port].src || !has_type(e.from, GraphAccess::node(inputs[e.in_port].src));
+    }
+
+    // Whether a node of `op` may be the root: one of the root's types (any op when it names
+    // none). Asked after possible_in(), which resolved the types in the graph's registry.
+    bool root_may_be(const OpSchema* op) const {
+        const Pattern::NodeSpec& spec = p_.nodes()[root_];
+        if (spec.types.empty()) return true;
+        if (by_name_[root_]) return std::find(spec.types.begin(), spec.types.end(), op->type) != spec.types.end();
+        return std::find(schemas_[root_].begin(), schemas_[root_].end(), op) != schemas_[root_].end();
     }
 
     // Whether every typed pattern node names an op some node of `g` has: no match is possible
@@ -269,13 +292,15 @@ private:
         const Pattern::EdgeSpec& e = edges_[k];
         const Node& from = bound_[e.from];
         const Node& to = bound_[e.to];
-        if (to) {
-            size_t port = graph_port(e.to, e.in_port);
-            if (port >= to.input_count() || !to.in(port).connected()) return false;
-            OutPort src = to.in(port).src();
-            if (!output_allowed(e, src.index())) return false;
-            if (from) return src.node() == from && with_port(e, src.index(), [&] { return resolve(k + 1); });
-            return with_port(e, src.index(), [&] { return bind_and_continue(e.from, src.node(), k + 1); });
+        if (to) {  // read from the graph's storage: most tries end at this first step
+            const std::vector<InEdge>& inputs = GraphAccess::data(to)->in_edges;
+            const size_t port = graph_port(e.to, e.in_port);
+            if (port >= inputs.size() || !inputs[port].src) return false;
+            const Node src = GraphAccess::node(inputs[port].src);
+            const size_t index = inputs[port].out_port;
+            if (!output_allowed(e, index)) return false;
+            if (from) return src == from && with_port(e, index, [&] { return resolve(k + 1); });
+            return with_port(e, index, [&] { return bind_and_continue(e.from, src, k + 1); });
         }
         // `from` is bound, `to` is not: try each consumer of the output(s) the edge may leave.
         for (size_t out = 0; out < from.output_count(); ++out)
@@ -407,11 +432,14 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
     };
     check_possible();
     bool changed = false;
+    size_t tried = 0, applied_count = 0;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);
         if (!n) continue;  // removed by an earlier rewrite
+        const OpSchema* op = &n.op();  // now: a rewrite may have changed it
         for (size_t i = 0; i < matchers.size(); ++i) {
-            if (!possible[i]) continue;
+            if (!possible[i] || !matchers[i].root_may_be(op)) continue;
+            ++tried;
             std::optional<PatternMatch> m = matchers[i].run(n);
             bool applied = false;
             try {
@@ -421,11 +449,13 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
             }
             if (applied) {
                 changed = true;
+                ++applied_count;
                 if (std::find(possible.begin(), possible.end(), false) != possible.end()) check_possible();
                 break;
             }
         }
     }
+    MO_LOG(Debug, id(), ": ", candidates.size(), " candidate roots, ", tried, " patterns tried on them, ", applied_count, " rewrites");
     return changed;
 }
 

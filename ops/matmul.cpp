@@ -50,7 +50,8 @@ void infer_matmul(InferContext& c) {
     PartialShape out;
     if (batch_ra == 0 || batch_rb == 0) {  // one side has no batch axes: the other's are the result's
         const std::vector<Dimension>& batch = batch_ra ? da : db;
-        out = PartialShape(std::vector<Dimension>(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(batch_ra + batch_rb)));
+        const auto batch_rank = static_cast<std::ptrdiff_t>(batch_ra + batch_rb);
+        out = PartialShape(std::vector<Dimension>(batch.begin(), batch.begin() + batch_rank));
     } else {
         try {
             out = broadcast_numpy(PartialShape(std::vector<Dimension>(da.begin(), da.end() - 2)),

@@ -202,7 +202,8 @@ public:
         const Pattern::EdgeSpec& e = edges_[0];
         if (p_.nodes()[e.from].types.empty() || e.from == root_) return false;
         const std::vector<InEdge>& inputs = GraphAccess::data(root)->in_edges;
-        return e.in_port >= inputs.size() || !inputs[e.in_port].src || !has_type(e.from, GraphAccess::node(inputs[e.in_port].src));
+        if (e.in_port >= inputs.size() || !inputs[e.in_port].src) return true;
+        return !has_type(e.from, GraphAccess::node(inputs[e.in_port].src));
     }
 
     // Whether a node of `op` may be the root: one of the root's types (any op when it names
@@ -455,7 +456,8 @@ bool PatternTransformation::run(Graph& graph, const TransformContext& ctx) {
             }
         }
     }
-    MO_LOG(Debug, id(), ": ", candidates.size(), " candidate roots, ", tried, " patterns tried on them, ", applied_count, " rewrites");
+    MO_LOG(Debug, id(), ": ", candidates.size(), " candidate roots, ", tried, " patterns tried on them, ", applied_count,
+           " rewrites");
     return changed;
 }
 

@@ -46,7 +46,8 @@ bool OpTransformation::run(Graph& graph, const TransformContext& ctx) {
     std::vector<uint64_t> candidates;
     const GraphAccess::Order order = GraphAccess::order(graph);
     for (size_t i = 0; i < order.nodes.size(); ++i)
-        if (std::find(types.begin(), types.end(), order.op(i)) != types.end()) candidates.push_back(order.nodes[i].id());
+        if (std::find(types.begin(), types.end(), order.op(i)) != types.end())
+            candidates.push_back(order.nodes[i].id());
     bool changed = false;
     for (uint64_t id : candidates) {
         Node n = graph.find_by_id(id);
@@ -308,7 +309,9 @@ void TransformRegistry::run_all(Graph& graph, const TransformContext& ctx, const
         uint64_t changes_before = graph.change_count();
         size_t nodes_before = graph.node_count();
         bool changed = run_one(*t);
-        auto ms = [](auto from) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count(); };
+        auto ms = [](auto from) {
+            return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count();
+        };
         std::string reinferred;
         if (t == inference) {
             inference_done = true;

@@ -55,7 +55,7 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
     std::unordered_set<uint64_t> blocked;
     const OpSchema* framework_node = graph.ops().find("FrameworkNode");
     const OpSchema* shape_of = graph.ops().find("ShapeOf");
-    last_inputs_.resize(std::max<size_t>(last_inputs_.size(), graph.id_limit()), 0);
+    last_inputs_.resize(std::max<size_t>(last_inputs_.size(), graph.id_limit()), 0);  // every id of the order below
     for (Node n : graph.topological_order()) {
         const NodeData& d = *GraphAccess::data(n);
         bool skip = d.op == framework_node;
@@ -66,7 +66,6 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
             continue;
         }
         const uint64_t digest = input_digest(d, shape_of);
-        if (d.id >= last_inputs_.size()) last_inputs_.resize(std::max<size_t>(d.id + 1, graph.id_limit()), 0);
         if (!d.needs_infer && last_inputs_[d.id] == digest) continue;
         // A node without inputs that its maker marked inferred (Graph::add_constant: 640,000
         // of them after f16 compression of a large graph) depends on nothing that could change.

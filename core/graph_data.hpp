@@ -113,6 +113,12 @@ struct GraphAccess {
         const OpSchema* op(size_t position) const { return op_table[op_index[position]]; }
     };
     static Order order(const Graph& g);
+    // Asks the CPU for every cache line of `d`, ahead of a walk reaching it: on a graph of
+    // millions of nodes each node is a cache miss otherwise.
+    static void prefetch(const NodeData* d) {
+        const char* p = reinterpret_cast<const char*>(d);
+        for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
+    }
 };
 
 }  // namespace mo

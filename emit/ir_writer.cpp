@@ -39,9 +39,7 @@ namespace {
 // Asks the CPU for the node `ahead` places after `i` in `nodes`, which a walk over them reads
 // next: on a graph of millions of nodes each node is a cache miss otherwise.
 void prefetch_ahead(const std::vector<Node>& nodes, size_t i, size_t ahead = 8) {
-    if (i + ahead >= nodes.size()) return;
-    const char* p = reinterpret_cast<const char*>(GraphAccess::data(nodes[i + ahead]));
-    for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
+    if (i + ahead < nodes.size()) GraphAccess::prefetch(GraphAccess::data(nodes[i + ahead]));
 }
 
 // Nodes that reach a Result or a sink (Assign), plus every Parameter: what OpenVINO keeps when
@@ -486,10 +484,7 @@ public:
     static constexpr size_t kStep = 4;  // layers between two stages
     // Called before layer `id` is written.
     void before(size_t id) const {
-        if (const NodeData* d = at(id + 4 * kStep)) {
-            const char* p = reinterpret_cast<const char*>(d);
-            for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
-        }
+        if (const NodeData* d = at(id + 4 * kStep)) GraphAccess::prefetch(d);
         if (const NodeData* d = at(id + 3 * kStep)) {
             __builtin_prefetch(d->in_edges.data());
             __builtin_prefetch(d->outputs.data());

@@ -168,12 +168,6 @@ void bind_invariant_parameters(const Node& owner, Body& body) {
 // Extracts `graph` and its bodies; a body's FrameworkInfo stays until the whole model is done
 // (its owner's extractor reads the body's Parameters).
 void extract_nodes(Graph& graph, ExtractorCache& extractors) {
-    // Nodes a few ahead are asked for while one is read: on a graph of a million nodes each is a
-    // cache miss otherwise.
-    auto prefetch = [](const Node& n) {
-        const char* p = reinterpret_cast<const char*>(GraphAccess::data(n));
-        for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
-    };
     std::vector<uint64_t> order;
     const std::vector<Node>& topo = graph.topological_order();
     order.reserve(topo.size());
@@ -182,8 +176,8 @@ void extract_nodes(Graph& graph, ExtractorCache& extractors) {
         order.push_back(topo[i].id());
     }
     for (size_t i = 0; i < order.size(); ++i) {
-        if (i + 8 < order.size())
-            if (const Node ahead = graph.find_by_id(order[i + 8])) prefetch(ahead);
+        if (i + 8 < order.size())  // the node a few ahead, asked for while this one is read
+            if (const Node ahead = graph.find_by_id(order[i + 8])) GraphAccess::prefetch(GraphAccess::data(ahead));
         const Node n = graph.find_by_id(order[i]);
         if (!n) continue;  // an extractor removed it (e.g. a sequence op a Loop extractor lowered)
         // Bodies first: the owner's extractor maps their inputs and outputs.

@@ -41,8 +41,6 @@ struct NodeExtras {
 // cache line or two: topological_order() touches each consumer once, and took two cache misses
 // per consumer when its count lay 200 bytes into the node.
 struct NodeData : detail::NodeCore {
-    // Scratch state of topological_order(), kept here so that it allocates nothing per node.
-    uint32_t walk_count = 0;
     bool needs_infer = true;
     bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
     uint16_t op_index = 0;    // op's place in Graph::Impl::op_table (in what was padding)
@@ -67,6 +65,7 @@ struct Graph::Impl {
     // index, and walks over the nodes scan an array instead of chasing tree pointers.
     std::vector<std::unique_ptr<NodeData>> nodes;
     size_t live = 0;
+    size_t edges = 0;  // connected inputs (each one out edge): sizes the topological order's copy
     // topological_order() as of change_count() == topo_change (passes that change nothing
     // reuse it: most of them, on most graphs).
     std::vector<Node> topo;
@@ -115,6 +114,11 @@ struct GraphAccess {
     static Order order(const Graph& g);
     // Asks the CPU for every cache line of `d`, ahead of a walk reaching it: on a graph of
     // millions of nodes each node is a cache miss otherwise.
+    // Fetches what a walk over edges reads first: the id, the op and the edge lists.
+    static void prefetch_head(const NodeData* d) {
+        __builtin_prefetch(d);
+        __builtin_prefetch(&d->in_edges);  // on the next line when the block starts late in one
+    }
     static void prefetch(const NodeData* d) {
         const char* p = reinterpret_cast<const char*>(d);
         for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/f16_weights.hpp"
-#include "core/huge_page_allocator.hpp"
+#include "core/large_array_allocator.hpp"
 #include "core/tensor.hpp"
 
 namespace mo {
@@ -108,7 +108,7 @@ private:
         uint64_t size = 0;  // 0: an empty slot (empty blobs are not remembered)
         Blob blob{};
     };
-    std::vector<Entry, HugePageAllocator<Entry>> table_;
+    std::vector<Entry, LargeArrayAllocator<Entry>> table_;
     size_t table_used_ = 0;
     // Converted small f16 weights, kept only until they are in buffer_.
     std::vector<std::byte> scratch_;

@@ -20,7 +20,7 @@
 
 #include "core/error.hpp"
 #include "core/graph_data.hpp"
-#include "core/huge_page_allocator.hpp"
+#include "core/large_array_allocator.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "emit/attr_format.hpp"
@@ -346,7 +346,7 @@ public:
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
-    std::vector<uint32_t, HugePageAllocator<uint32_t>> ids_;  // read at random: huge pages
+    std::vector<uint32_t, LargeArrayAllocator<uint32_t>> ids_;  // read at random: huge pages
 };
 
 LayerIds append_graph(pugi::xml_node parent, const Graph& graph, PlacedWeights& weights);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/hash.hpp"
-#include "core/huge_page_allocator.hpp"
+#include "core/large_array_allocator.hpp"
 
 namespace mo {
 
@@ -118,7 +118,7 @@ private:
         }
     }
 
-    using Slots = std::vector<Slot, HugePageAllocator<Slot>>;  // probed at random: huge pages
+    using Slots = std::vector<Slot, LargeArrayAllocator<Slot>>;  // probed at random: huge pages
     Slots slots_;
     size_t mask_ = 0;
     size_t count_ = 0;

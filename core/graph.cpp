@@ -574,28 +574,35 @@ uint64_t Graph::clean_up_key() const {
 
 size_t Graph::remove_dead_nodes() {
     if (impl_->clean_key == clean_up_key()) return 0;  // nothing changed since the last clean-up
-    // A stack walk from the Results and sinks against the edges: 1.1-1.8x faster than Boost's
-    // breadth_first_visit on the reversed graph (bench/graph_algorithms.cpp).
+    // A walk from the Results and sinks against the edges (1.1-1.8x faster than Boost's
+    // breadth_first_visit on the reversed graph, bench/graph_algorithms.cpp), breadth first:
+    // the queue holds the nodes to come, so their input lists and their producers are fetched
+    // a few nodes ahead. Depth first, each step waited for two cache misses in a row (0.27 s
+    // after a rewrite of a million-node transformer).
     std::vector<uint8_t> live(id_limit(), 0);
-    std::vector<NodeData*> stack;
+    Scratch<NodeData*> queue;  // every live node, in the order reached
+    queue.reserve(impl_->live);
     auto visit = [&](NodeData* d) {
         if (live[d->id]) return;
         live[d->id] = 1;
-        stack.push_back(d);
+        queue.push_back(d);
     };
     for (Node r : results_) visit(r.data());
     for (Node k : sinks_) visit(k.data());
-    while (!stack.empty()) {
-        NodeData* d = stack.back();
-        stack.pop_back();
-        for (const InEdge& e : d->in_edges)
+    constexpr size_t kInputs = 8, kSources = 4;
+    for (size_t next = 0; next < queue.size(); ++next) {
+        if (next + kInputs < queue.size() && !queue[next + kInputs]->in_edges.empty())
+            __builtin_prefetch(queue[next + kInputs]->in_edges.data());
+        if (next + kSources < queue.size())
+            for (const InEdge& e : queue[next + kSources]->in_edges)
+                if (e.src) __builtin_prefetch(&e.src->id);
+        for (const InEdge& e : queue[next]->in_edges)
             if (e.src) visit(e.src);
     }
     for (Node p : parameters_) live[p.id()] = 1;  // inputs stay, read or not
     std::vector<Node> dead;
-    impl_->for_each([&](NodeData* d) {
-        if (!live[d->id]) dead.emplace_back(d);
-    });
+    for (uint64_t id = 0; id < impl_->nodes.size(); ++id)  // by id: no node is read
+        if (impl_->nodes[id] && !live[id]) dead.emplace_back(impl_->nodes[id].get());
     for (Node n : dead) remove_node(n);
     impl_->clean_key = clean_up_key();
     return dead.size();

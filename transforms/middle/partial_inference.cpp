@@ -71,8 +71,8 @@ bool PartialInference::run(Graph& graph, const TransformContext&) {
     const OpSchema* framework_node = graph.ops().find("FrameworkNode");
     const OpSchema* shape_of = graph.ops().find("ShapeOf");
     last_inputs_.resize(std::max<size_t>(last_inputs_.size(), graph.id_limit()), 0);  // every id of the order below
-    // The graph's own cached order, not a copy (8 bytes a node, and at the conversion's peak):
-    // inference changes values, shapes and types, never which nodes there are.
+    // The graph's own cached order, not a copy of it (8 bytes a node): inference changes values,
+    // shapes and types, never which nodes there are.
     const std::vector<Node>& order = GraphAccess::order(graph).nodes;
     const uint64_t structure = graph.change_count();
     for (size_t k = 0; k < order.size(); ++k) {
